@@ -1,0 +1,25 @@
+import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: "Lock Lab — flash sale",
+  description: "A flash-sale store that shows how distributed locks keep or fail to keep stock honest.",
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body>
+        <header className="site-header">
+          <a href="/" className="brand">Lock Lab</a>
+          <nav>
+            <a href="/">Store</a>
+            <a href="/admin">Admin</a>
+          </nav>
+        </header>
+        <main>{children}</main>
+      </body>
+    </html>
+  );
+}

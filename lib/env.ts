@@ -1,0 +1,46 @@
+import { z } from "zod";
+
+/**
+ * Every setting the app reads from the environment, parsed once. Each address has the local
+ * stack's default (see DESIGN.md → Topology), so a bare `npm run demo` needs no configuration.
+ */
+const hostPort = z
+  .string()
+  .regex(/^[^\s:,]+:\d{1,5}$/, "expected host:port");
+
+const envSchema = z.object({
+  REDIS_NODES: z
+    .string()
+    .default("127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003,127.0.0.1:7004,127.0.0.1:7005")
+    .transform((value) => value.split(",").map((part) => part.trim()).filter(Boolean))
+    .pipe(z.array(hostPort).min(1, "list at least one host:port")),
+  DATABASE_URL: z.string().url().default("postgresql://locklab@127.0.0.1:55432/locklab"),
+  SHADOW_DATABASE_NAME: z.string().default("locklab_shadow"),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  APP_INSTANCE: z.string().min(1).default(`app-${process.pid}`),
+  LOCK_STRATEGY: z.string().default("token-lua"),
+  LOCK_TTL_MS: z.coerce.number().int().min(1).default(2000),
+  WAIT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
+  WORK_MS: z.coerce.number().int().min(0).default(5),
+  INITIAL_STOCK: z.coerce.number().int().min(0).default(100),
+  STACK_CONTROL_URL: z.string().url().default("http://127.0.0.1:3999"),
+  STACK_CONTROL_TOKEN: z.string().default(""),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+let cached: Env | undefined;
+
+/** Parses the environment on first use; a bad variable names itself and what to set. */
+export function getEnv(): Env {
+  if (cached) return cached;
+  const parsed = envSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `  ${issue.path.join(".")}: ${issue.message}`)
+      .join("\n");
+    throw new Error(`Invalid environment:\n${problems}\nFix these variables (see README → Configuration).`);
+  }
+  cached = parsed.data;
+  return cached;
+}

@@ -1,0 +1,47 @@
+import { armReleaseWait } from "./release-signal";
+import { LockBusyError, LockUnavailableError } from "./types";
+
+export type Attempt =
+  | { readonly acquired: true }
+  /** `holderTtlMs`: the current holder's remaining TTL, or Infinity when its lock never expires. */
+  | { readonly acquired: false; readonly holderTtlMs: number };
+
+export interface ContendOptions {
+  readonly resource: string;
+  readonly deadline: number;
+  readonly waitTimeoutMs: number;
+  /** Nodes whose release messages should wake this waiter. */
+  readonly nodeIndexes?: readonly number[];
+  /** Random delay in [0, jitterMs) before each retry, so contenders do not retry in lockstep. */
+  readonly jitterMs?: number;
+}
+
+/**
+ * Tries `attempt` until it acquires or the deadline passes. Between tries it sleeps until the lock
+ * is released (pub/sub) or the holder's TTL runs out — never a fixed-interval poll.
+ */
+export async function contend(options: ContendOptions, attempt: () => Promise<Attempt>): Promise<void> {
+  for (;;) {
+    const remaining = options.deadline - Date.now();
+    if (remaining <= 0) throw new LockBusyError(options.resource, options.waitTimeoutMs);
+    const released = armReleaseWait(options.resource, options.nodeIndexes);
+    let result: Attempt;
+    try {
+      result = await attempt();
+    } catch (error) {
+      released.cancel();
+      if (error instanceof LockUnavailableError || error instanceof LockBusyError) throw error;
+      throw new LockUnavailableError(`lock server unavailable: ${(error as Error).message}`, { cause: error });
+    }
+    if (result.acquired) {
+      released.cancel();
+      return;
+    }
+    await released.wait(Math.min(options.deadline - Date.now(), result.holderTtlMs + 1));
+    if (options.jitterMs) await sleep(Math.random() * options.jitterMs);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

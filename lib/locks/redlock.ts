@@ -1,0 +1,106 @@
+import { randomUUID } from "node:crypto";
+import type Redis from "ioredis";
+import { getRedisNodes } from "../redis";
+import { contend } from "./contend";
+import { withQueuedLock } from "./queued-lock";
+import { releaseChannel } from "./release-signal";
+import { ACQUIRED, lockScripts } from "./scripts";
+import { LockUnavailableError, type LockStrategy } from "./types";
+
+/**
+ * Redlock over N independent Redis masters: the token lock is requested on every node in
+ * parallel (short per-node timeout); it is held when a majority granted it and the validity
+ * (TTL − elapsed − clock drift) is still positive; otherwise it is released everywhere and
+ * retried after a release or the holder's TTL, with jitter. Safe while work < validity; the
+ * caveats it keeps are node restarts without persistence, clock jumps and process pauses.
+ */
+export interface RedlockSettings {
+  /** Give up on a node that has not answered within this time. @default 50 */
+  readonly perNodeTimeoutMs: number;
+  /** Clock drift allowance as a share of the TTL. @default 0.01 */
+  readonly driftFactor: number;
+  /** Fixed drift allowance added to the share. @default 2 */
+  readonly driftFixedMs: number;
+  /** Random delay in [0, jitter) before each retry. @default 5 */
+  readonly retryJitterMs: number;
+}
+
+export const DEFAULT_REDLOCK_SETTINGS: RedlockSettings = Object.freeze({
+  perNodeTimeoutMs: 50,
+  driftFactor: 0.01,
+  driftFixedMs: 2,
+  retryJitterMs: 5,
+});
+
+const DOWN_STATUSES = new Set(["reconnecting", "close", "end"]);
+
+type NodeAnswer = { readonly ok: true; readonly value: number } | { readonly ok: false };
+
+function ask(node: Redis, call: () => Promise<number>, timeoutMs: number): Promise<NodeAnswer> {
+  // A node known to be down answers "no" at once instead of costing the full timeout.
+  if (DOWN_STATUSES.has(node.status)) return Promise.resolve({ ok: false });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<NodeAnswer>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false }), timeoutMs);
+  });
+  const answer = call().then(
+    (value): NodeAnswer => ({ ok: true, value }),
+    (): NodeAnswer => ({ ok: false }),
+  );
+  return Promise.race([answer, timeout]).finally(() => clearTimeout(timer));
+}
+
+export function createRedlock(settings: RedlockSettings = DEFAULT_REDLOCK_SETTINGS): LockStrategy {
+  return {
+    name: "redlock",
+    safe: true,
+    withLock(resource, options, critical) {
+      const nodes = getRedisNodes();
+      const quorum = Math.floor(nodes.length / 2) + 1;
+      const nodeIndexes = nodes.map((_, index) => index);
+      const key = `lock:${resource}`;
+      const token = randomUUID();
+      const channel = releaseChannel(resource);
+
+      const releaseEverywhere = async () => {
+        const answers = await Promise.all(
+          nodes.map((node) => ask(node, () => lockScripts(node).releaseTokenLock(key, token, channel), settings.perNodeTimeoutMs)),
+        );
+        return answers.filter((answer) => answer.ok && answer.value === 1).length;
+      };
+
+      let validityMs = 0;
+      return withQueuedLock(resource, options, {
+        async acquire(deadline) {
+          await contend(
+            { resource, deadline, waitTimeoutMs: options.waitTimeoutMs, nodeIndexes, jitterMs: settings.retryJitterMs },
+            async () => {
+              const startedAt = Date.now();
+              const answers = await Promise.all(
+                nodes.map((node) => ask(node, () => lockScripts(node).acquireTokenLock(key, token, options.ttlMs), settings.perNodeTimeoutMs)),
+              );
+              const drift = Math.round(options.ttlMs * settings.driftFactor) + settings.driftFixedMs;
+              validityMs = options.ttlMs - (Date.now() - startedAt) - drift;
+              const granted = answers.filter((answer) => answer.ok && answer.value === ACQUIRED).length;
+              if (granted >= quorum && validityMs > 0) return { acquired: true };
+
+              await releaseEverywhere();
+              const silent = answers.filter((answer) => !answer.ok).length;
+              if (silent > nodes.length - quorum) {
+                throw new LockUnavailableError(
+                  `${silent} of ${nodes.length} Redis nodes did not answer; Redlock needs ${quorum}`,
+                );
+              }
+              const holderTtls = answers.flatMap((answer) => (answer.ok && answer.value >= 0 ? [answer.value] : []));
+              return { acquired: false, holderTtlMs: holderTtls.length ? Math.min(...holderTtls) : options.ttlMs };
+            },
+          );
+          return validityMs;
+        },
+        release: async () => (await releaseEverywhere()) >= quorum,
+      }, critical);
+    },
+  };
+}
+
+export const redlock = createRedlock();

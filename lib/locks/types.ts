@@ -1,0 +1,55 @@
+/**
+ * The one interface every lock strategy implements, and the errors they share. Callers never
+ * import a strategy file: they ask `getStrategy(name)` in ./registry.
+ */
+export const STRATEGY_NAMES = ["none", "local", "setnx", "token-lua", "redlock", "pg-for-update"] as const;
+export type StrategyName = (typeof STRATEGY_NAMES)[number];
+
+export interface LockOptions {
+  /** How long the lock lives without its holder (Redis PX, Redlock TTL, pg transaction budget). */
+  readonly ttlMs: number;
+  /** How long a buyer waits for the lock before giving up as busy. */
+  readonly waitTimeoutMs: number;
+  /** Called when release finds the lock already expired or taken by someone else. */
+  readonly onLockLost?: () => void;
+}
+
+export interface HeldLock {
+  /** Aborted when the strategy knows the lock is no longer held (TTL or validity elapsed). */
+  readonly signal: AbortSignal;
+}
+
+export interface LockStrategy {
+  readonly name: StrategyName;
+  /** True when the strategy keeps stock honest across instances while work < TTL. */
+  readonly safe: boolean;
+  /**
+   * Runs `critical` while holding the lock on `resource`; waits at most `waitTimeoutMs` for it.
+   * The lock is released in `finally`, whatever `critical` does.
+   * @throws LockBusyError when the wait timeout passes
+   * @throws LockUnavailableError when a backing server needed for the lock is down
+   */
+  withLock<T>(resource: string, options: LockOptions, critical: (held: HeldLock) => Promise<T>): Promise<T>;
+}
+
+export class LockBusyError extends Error {
+  override name = "LockBusyError";
+  constructor(resource: string, waitedMs: number) {
+    super(`the lock on ${resource} could not be had within ${waitedMs} ms`);
+  }
+}
+
+export class LockUnavailableError extends Error {
+  override name = "LockUnavailableError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The holder found at release that its lock had already expired or been taken by someone else. */
+export class LockLostError extends Error {
+  override name = "LockLostError";
+  constructor(resource: string) {
+    super(`the lock on ${resource} was no longer held at release`);
+  }
+}

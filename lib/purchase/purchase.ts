@@ -1,0 +1,95 @@
+import { getDb } from "../db";
+import { getEnv } from "../env";
+import { getStrategy } from "../locks/registry";
+import { LockBusyError, LockUnavailableError } from "../locks/types";
+import { getRedis } from "../redis";
+import { getConfig } from "../sale/config";
+import { SKU, STOCK_KEY, saleCounterKeys } from "../sale/keys";
+import { getCurrentSale } from "../sale/sale";
+import type { BuyCreate } from "../validations/buy";
+import { enterCriticalSection } from "./critical-section";
+import { SoldOutError, StoreUnavailableError, UnknownProductError } from "./errors";
+
+export interface PurchaseReceipt {
+  readonly order: {
+    readonly id: number;
+    readonly sku: string;
+    readonly buyer: string;
+    readonly saleId: number;
+    readonly createdAt: string;
+  };
+  readonly stockLeft: number;
+  readonly strategy: string;
+  readonly instance: string;
+}
+
+/**
+ * DESIGN.md's one critical section: under the active strategy's lock, read the stock, do the
+ * simulated work, write stock − 1; then record the order in Postgres. A unit taken from Redis
+ * whose order cannot be recorded is given back, so no stock is lost to a failing database.
+ */
+export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
+  const sku = input.sku ?? SKU;
+  if (sku !== SKU) throw new UnknownProductError(sku);
+  const instance = getEnv().APP_INSTANCE;
+  const redis = getRedis();
+
+  const [config, sale] = await storeCall(() => Promise.all([getConfig(), getCurrentSale()]));
+  const strategy = getStrategy(config.strategy);
+  const options = {
+    ttlMs: config.lockTtlMs,
+    waitTimeoutMs: config.waitTimeoutMs,
+    onLockLost: () => void redis.incr(saleCounterKeys(sale.id).lockLost).catch(() => {}),
+  };
+
+  const taken = await storeCall(() =>
+    strategy.withLock(sku, options, async () => {
+      const section = await enterCriticalSection(redis, sale.id);
+      let written: number | undefined;
+      try {
+        if (section.stock <= 0) return undefined;
+        if (config.workMs > 0) await new Promise((resolve) => setTimeout(resolve, config.workMs));
+        written = section.stock - 1;
+      } finally {
+        await section.leave(written);
+      }
+      return { stockSeen: section.stock, stockLeft: written ?? section.stock };
+    }),
+  );
+  if (!taken) throw new SoldOutError(sku);
+
+  try {
+    const order = await getDb().order.create({
+      data: { sku, saleId: sale.id, strategy: config.strategy, instance, buyer: input.buyer, stockSeen: taken.stockSeen },
+    });
+    return {
+      order: { id: order.id, sku, buyer: order.buyer, saleId: sale.id, createdAt: order.createdAt.toISOString() },
+      stockLeft: taken.stockLeft,
+      strategy: config.strategy,
+      instance,
+    };
+  } catch (error) {
+    await redis.incr(STOCK_KEY).catch(() => {});
+    throw new StoreUnavailableError("the order could not be recorded; the unit was returned to stock", { cause: error });
+  }
+}
+
+/** A Redis or Postgres server that is down or not answering becomes a 503, not a 500. */
+async function storeCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!isConnectionError(error)) throw error;
+    throw new StoreUnavailableError(`a backing server did not answer: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+const CONNECTION_FAILURE =
+  /ECONNREFUSED|ECONNRESET|EPIPE|Connection is closed|Command timed out|MaxRetriesPerRequest|Stream isn't writeable|enableOfflineQueue|Can't reach database|P1001|P1017|connection terminated|terminating connection|Connection terminated|timeout exceeded when trying to connect/i;
+
+function isConnectionError(error: unknown): boolean {
+  if (error instanceof LockBusyError || error instanceof LockUnavailableError) return false;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return CONNECTION_FAILURE.test(`${error.name} ${String(code ?? "")} ${error.message}`);
+}

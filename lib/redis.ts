@@ -1,0 +1,70 @@
+import Redis from "ioredis";
+import { getEnv } from "./env";
+
+/**
+ * One client per Redis node, created once per process. Node 1 holds the stock, single-node locks,
+ * shared config and counters; Redlock uses all of them as independent masters.
+ *
+ * A down node must fail fast (the buyer gets a 503, not a hung request): one retry per request,
+ * a command timeout, and reconnection in the background.
+ */
+const CLIENT_OPTIONS = {
+  maxRetriesPerRequest: 1,
+  commandTimeout: 2000,
+  connectTimeout: 1000,
+  enableReadyCheck: true,
+  retryStrategy: (attempt: number) => Math.min(50 * attempt, 500),
+} as const;
+
+interface RedisRegistry {
+  nodes: Redis[];
+  subscribers: (Redis | undefined)[];
+}
+
+const globalForRedis = globalThis as unknown as { lockLabRedis?: RedisRegistry };
+
+function registry(): RedisRegistry {
+  if (!globalForRedis.lockLabRedis) {
+    const nodes = getEnv().REDIS_NODES.map((address, index) => {
+      const [host, port] = address.split(":");
+      const client = new Redis({ host, port: Number(port), connectionName: `locklab-${index + 1}`, ...CLIENT_OPTIONS });
+      // Errors surface on the commands that hit them; an unhandled 'error' event would crash the server.
+      client.on("error", () => {});
+      return client;
+    });
+    globalForRedis.lockLabRedis = { nodes, subscribers: nodes.map(() => undefined) };
+  }
+  return globalForRedis.lockLabRedis;
+}
+
+/** All Redis nodes, in REDIS_NODES order. */
+export function getRedisNodes(): Redis[] {
+  return registry().nodes;
+}
+
+/** Node 1: stock, config, counters, single-node locks. */
+export function getRedis(): Redis {
+  const primary = registry().nodes[0];
+  if (!primary) throw new Error("REDIS_NODES lists no node");
+  return primary;
+}
+
+/** A connection in subscriber mode for node `index` (Redis needs one apart from commands). */
+export function getSubscriber(index: number): Redis {
+  const reg = registry();
+  const existing = reg.subscribers[index];
+  if (existing) return existing;
+  const node = reg.nodes[index];
+  if (!node) throw new Error(`no Redis node ${index + 1}`);
+  const subscriber = node.duplicate({ maxRetriesPerRequest: null, commandTimeout: undefined });
+  subscriber.on("error", () => {});
+  reg.subscribers[index] = subscriber;
+  return subscriber;
+}
+
+export async function closeRedis(): Promise<void> {
+  const reg = globalForRedis.lockLabRedis;
+  if (!reg) return;
+  globalForRedis.lockLabRedis = undefined;
+  await Promise.allSettled([...reg.nodes, ...reg.subscribers].map((client) => client?.quit()));
+}

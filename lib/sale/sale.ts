@@ -1,0 +1,76 @@
+import { getDb } from "../db";
+import { getRedis } from "../redis";
+import { getConfig } from "./config";
+import { SALE_KEY, SKU, STOCK_KEY, saleCounterKeys } from "./keys";
+
+export interface CurrentSale {
+  readonly id: number;
+  readonly sku: string;
+  readonly initialStock: number;
+}
+
+export interface SaleStats extends CurrentSale {
+  readonly strategy: string;
+  readonly orders: number;
+  readonly remaining: number;
+  /** orders − initial stock, when positive: units sold that did not exist. */
+  readonly oversell: number;
+  /** initial − orders − remaining, when positive: units taken from Redis with no order. */
+  readonly lostStock: number;
+  /** The most requests ever inside the critical section at once (1 for a correct lock). */
+  readonly peakHolders: number;
+  /** Releases that found the lock already expired or taken by another holder. */
+  readonly locksLost: number;
+}
+
+/**
+ * Starts a new sale: a Sale row in Postgres, then the Redis stock and counters. Orders of earlier
+ * sales stay in Postgres; every invariant is computed per sale.
+ */
+export async function resetSale(options: { initialStock?: number } = {}): Promise<CurrentSale> {
+  const db = getDb();
+  const product = await db.product.findUniqueOrThrow({ where: { sku: SKU } });
+  const initialStock = options.initialStock ?? product.initialStock;
+  const { strategy } = await getConfig();
+  const sale = await db.sale.create({ data: { sku: SKU, initialStock, strategy } });
+  await getRedis()
+    .multi()
+    .set(STOCK_KEY, initialStock)
+    .hset(SALE_KEY, { id: sale.id, sku: SKU, initialStock })
+    .exec();
+  return { id: sale.id, sku: SKU, initialStock };
+}
+
+export async function getCurrentSale(): Promise<CurrentSale> {
+  const stored = await getRedis().hgetall(SALE_KEY);
+  if (stored.id) return { id: Number(stored.id), sku: stored.sku ?? SKU, initialStock: Number(stored.initialStock) };
+  // Redis lost its data (a restart without persistence): the last sale in Postgres is the current one.
+  const latest = await getDb().sale.findFirst({ where: { sku: SKU }, orderBy: { id: "desc" } });
+  if (!latest) return resetSale();
+  return { id: latest.id, sku: latest.sku, initialStock: latest.initialStock };
+}
+
+export async function getStock(): Promise<number> {
+  return Number((await getRedis().get(STOCK_KEY)) ?? 0);
+}
+
+export async function getSaleStats(): Promise<SaleStats> {
+  const sale = await getCurrentSale();
+  const keys = saleCounterKeys(sale.id);
+  const [orders, values, config] = await Promise.all([
+    getDb().order.count({ where: { saleId: sale.id } }),
+    getRedis().mget(STOCK_KEY, keys.peak, keys.lockLost),
+    getConfig(),
+  ]);
+  const [stock, peak, lockLost] = values.map((value) => Number(value ?? 0)) as [number, number, number];
+  return {
+    ...sale,
+    strategy: config.strategy,
+    orders,
+    remaining: stock,
+    oversell: Math.max(0, orders - sale.initialStock),
+    lostStock: Math.max(0, sale.initialStock - orders - stock),
+    peakHolders: peak,
+    locksLost: lockLost,
+  };
+}
