@@ -16,7 +16,8 @@ export default defineConfig({
   migrations: { path: "prisma/migrations", seed: "tsx prisma/seed.ts" },
   experimental: { adapter: true },
   engine: "js",
-  adapter: async () => readCatalogTypesAsText(new PrismaPg(pgConnectionConfig())),
+  // allowExitOnIdle: an idle pool must not keep the CLI alive after migrating.
+  adapter: async () => readCatalogTypesAsText(new PrismaPg(pgConnectionConfig({ allowExitOnIdle: true }))),
 });
 
 const PG_NAME_OID = 19;

@@ -62,6 +62,25 @@ export function getSubscriber(index: number): Redis {
   return subscriber;
 }
 
+/** Waits (bounded) until every node's connection is ready; a node that is down is left to reconnect. */
+export async function connectRedisNodes(timeoutMs = 3000): Promise<void> {
+  await Promise.allSettled(
+    getRedisNodes().map((client) =>
+      client.status === "ready"
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const timer = setTimeout(done, timeoutMs);
+            function done() {
+              clearTimeout(timer);
+              client.off("ready", done);
+              resolve();
+            }
+            client.once("ready", done);
+          }),
+    ),
+  );
+}
+
 export async function closeRedis(): Promise<void> {
   const reg = globalForRedis.lockLabRedis;
   if (!reg) return;

@@ -33,12 +33,16 @@ export const DEFAULT_REDLOCK_SETTINGS: RedlockSettings = Object.freeze({
 });
 
 const DOWN_STATUSES = new Set(["reconnecting", "close", "end"]);
+const FIRST_CONNECT_STATUSES = new Set(["wait", "connecting", "connect"]);
+const FIRST_CONNECT_TIMEOUT_MS = 1000;
 
 type NodeAnswer = { readonly ok: true; readonly value: number } | { readonly ok: false };
 
 function ask(node: Redis, call: () => Promise<number>, timeoutMs: number): Promise<NodeAnswer> {
-  // A node known to be down answers "no" at once instead of costing the full timeout.
+  // A node known to be down answers "no" at once instead of costing the full timeout; one still
+  // making its first connection gets the connect timeout, not the per-node timeout.
   if (DOWN_STATUSES.has(node.status)) return Promise.resolve({ ok: false });
+  if (FIRST_CONNECT_STATUSES.has(node.status)) timeoutMs = Math.max(timeoutMs, FIRST_CONNECT_TIMEOUT_MS);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<NodeAnswer>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false }), timeoutMs);

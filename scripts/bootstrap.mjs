@@ -1,0 +1,266 @@
+#!/usr/bin/env node
+// One command from a fresh clone to a running Lock Lab:
+//
+//   node scripts/bootstrap.mjs demo    install what is missing, build, run the stack, print the URLs
+//   node scripts/bootstrap.mjs stack   the same, quieter (for developers; Ctrl-C stops everything)
+//   node scripts/bootstrap.mjs test [vitest args…]
+//                                      run the stack, then vitest and playwright against it
+//                                      (SKIP_E2E=1 skips playwright), stop it, exit non-zero on failure
+//   node scripts/bootstrap.mjs bench   run bench/run.ts against the running stack (.stack/stack.env
+//                                      and a healthy PUBLIC_URL), or start one for it and stop it after
+//
+// Only node: builtins here: this runs before `npm ci`.
+
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MODES = new Set(['demo', 'stack', 'test', 'bench']);
+
+const [mode, ...extraArgs] = process.argv.slice(2);
+if (!MODES.has(mode)) {
+  console.error('usage: node scripts/bootstrap.mjs demo|stack|test|bench [vitest args…]');
+  process.exit(2);
+}
+
+const say = (line) => console.log(line);
+const fail = (message, code = 1) => {
+  console.error(`✗ ${message}`);
+  process.exit(code);
+};
+const ms = (t0) => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
+
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 20) fail(`Node ${process.versions.node} is too old; Lock Lab needs Node 20 or newer`);
+
+process.env.NEXT_TELEMETRY_DISABLED = '1';
+process.env.CHECKPOINT_DISABLE ??= '1'; // Prisma's update check: no network beyond the registry
+
+function run(command, args, { env = process.env, label } = {}) {
+  const t0 = Date.now();
+  const result = spawnSync(command, args, { cwd: ROOT, env, stdio: 'inherit' });
+  if (result.error) fail(`${label ?? command}: ${result.error.message}`);
+  if (result.status !== 0) fail(`${label ?? `${command} ${args.join(' ')}`} failed (exit ${result.status ?? result.signal})`);
+  say(`✓ ${label ?? command} (${ms(t0)})`);
+}
+
+function mtime(file) {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. npm packages
+
+function ensureNodeModules() {
+  const lock = path.join(ROOT, 'package-lock.json');
+  const installed = path.join(ROOT, 'node_modules', '.package-lock.json');
+  if (fs.existsSync(installed) && mtime(installed) >= mtime(lock)) return;
+  say('… installing npm packages (npm ci)');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  run(npm, ['ci', '--no-audit', '--no-fund'], { label: 'npm ci' });
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Debian packages
+
+function onPath(bin) {
+  const dirs = `${process.env.PATH ?? ''}:/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/bin:/usr/local/sbin`.split(':');
+  return dirs.some((d) => d && fs.existsSync(path.join(d, bin)));
+}
+
+function hasInitdb() {
+  try {
+    return fs.readdirSync('/usr/lib/postgresql').some((v) => fs.existsSync(path.join('/usr/lib/postgresql', v, 'bin', 'initdb')));
+  } catch {
+    return onPath('initdb');
+  }
+}
+
+function missingSystemPackages() {
+  const needed = [
+    ['redis-server', () => onPath('redis-server')],
+    ['nginx', () => onPath('nginx')],
+    ['postgresql', hasInitdb],
+  ];
+  if (mode === 'test' && process.env.SKIP_E2E !== '1') {
+    needed.push(['chromium', () => fs.existsSync('/usr/bin/chromium') || onPath('chromium')]);
+  }
+  return needed.filter(([, present]) => !present()).map(([pkg]) => pkg);
+}
+
+function ensureSystemPackages() {
+  const missing = missingSystemPackages();
+  if (missing.length === 0) return;
+  const install = `apt-get install -y ${missing.join(' ')}`;
+  if (process.getuid?.() !== 0) {
+    console.error(`Lock Lab needs system packages that are not installed: ${missing.join(', ')}. Run:`);
+    console.log(`sudo ${install}`);
+    process.exit(1);
+  }
+  if (!onPath('apt-get')) fail(`missing ${missing.join(', ')} and no apt-get here; install them with your package manager`);
+  // Debian's maintainer scripts start redis, nginx and a postgres cluster on their default ports.
+  // A policy-rc.d that answers 101 ("action forbidden") keeps them from starting; it is removed
+  // again unless one was already there.
+  const policy = '/usr/sbin/policy-rc.d';
+  const ownPolicy = !fs.existsSync(policy);
+  if (ownPolicy) fs.writeFileSync(policy, '#!/bin/sh\n# written by lock-lab bootstrap during apt-get install\nexit 101\n', { mode: 0o755 });
+  try {
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    run('apt-get', ['update'], { env, label: 'apt-get update' });
+    run('apt-get', ['install', '-y', ...missing], { env, label: `apt-get install ${missing.join(' ')}` });
+  } finally {
+    if (ownPolicy) fs.rmSync(policy, { force: true });
+  }
+  const still = missingSystemPackages();
+  if (still.length) fail(`still missing after apt-get install: ${still.join(', ')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. build
+
+const SOURCE_DIRS = ['app', 'lib', 'prisma', 'components', 'public'];
+const SOURCE_FILES = ['next.config.js', 'next.config.mjs', 'next.config.ts', 'package-lock.json', 'tsconfig.json', 'prisma.config.ts'];
+const SKIP_DIRS = new Set(['node_modules', '.next', 'generated']);
+
+function newestMtime(target) {
+  let stat;
+  try {
+    stat = fs.statSync(target);
+  } catch {
+    return 0;
+  }
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs; // a deleted file changes its directory's mtime
+  for (const entry of fs.readdirSync(target, { withFileTypes: true })) {
+    if (entry.isDirectory() && SKIP_DIRS.has(entry.name)) continue;
+    newest = Math.max(newest, newestMtime(path.join(target, entry.name)));
+  }
+  return newest;
+}
+
+function prismaClientOutput() {
+  try {
+    const schema = fs.readFileSync(path.join(ROOT, 'prisma', 'schema.prisma'), 'utf8');
+    const m = /generator\s+\w+\s*\{[^}]*?output\s*=\s*"([^"]+)"/s.exec(schema);
+    if (m) return path.resolve(ROOT, 'prisma', m[1]);
+  } catch {
+    /* no schema yet */
+  }
+  return path.join(ROOT, 'node_modules', '.prisma', 'client');
+}
+
+function ensureBuild() {
+  const hasSchema = fs.existsSync(path.join(ROOT, 'prisma', 'schema.prisma'));
+  const buildId = path.join(ROOT, '.next', 'BUILD_ID');
+  const sources = Math.max(...SOURCE_DIRS.map((d) => newestMtime(path.join(ROOT, d))), ...SOURCE_FILES.map((f) => mtime(path.join(ROOT, f))));
+  const buildStale = mtime(buildId) === 0 || mtime(buildId) < sources;
+  const client = prismaClientOutput();
+  const clientStale = hasSchema && (!fs.existsSync(client) || mtime(client) < mtime(path.join(ROOT, 'prisma', 'schema.prisma')));
+  if (hasSchema && (buildStale || clientStale)) run(path.join(ROOT, 'node_modules', '.bin', 'prisma'), ['generate'], { label: 'prisma generate' });
+  if (!buildStale) return;
+  if (!fs.existsSync(path.join(ROOT, 'app'))) {
+    say('! no app/ directory yet: skipping next build');
+    return;
+  }
+  say('… building the app (next build)');
+  run(process.execPath, [path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], { label: 'next build' });
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. stack, then demo / stack / test
+
+function runTool(label, bin, args, env) {
+  return new Promise((resolve) => {
+    say(`\n… ${label}`);
+    const child = spawn(path.join(ROOT, 'node_modules', '.bin', bin), args, { cwd: ROOT, env, stdio: 'inherit' });
+    child.once('error', (err) => {
+      console.error(`✗ ${label}: ${err.message}`);
+      resolve(1);
+    });
+    child.once('exit', (code, sig) => resolve(code ?? (sig ? 1 : 0)));
+  });
+}
+
+/** The env of a stack another process is running, if its env file is there and nginx answers. */
+async function runningStackEnv() {
+  let text;
+  try {
+    text = fs.readFileSync(path.join(ROOT, '.stack', 'stack.env'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const env = Object.fromEntries(
+    text.split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  if (!env.PUBLIC_URL) return undefined;
+  try {
+    const health = await fetch(new URL('/api/health', env.PUBLIC_URL), { signal: AbortSignal.timeout(2000) });
+    return health.ok ? env : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function main() {
+  const t0 = Date.now();
+  if (mode === 'bench') {
+    const env = await runningStackEnv();
+    if (env) {
+      ensureNodeModules();
+      say(`… using the running stack at ${env.PUBLIC_URL}`);
+      process.exit(await runTool('benchmark', 'tsx', ['--tsconfig', 'bench/tsconfig.json', 'bench/run.ts'], { ...process.env, ...env }));
+    }
+  }
+  ensureNodeModules();
+  ensureSystemPackages();
+  ensureBuild();
+
+  // Imported only now: the stack module is dependency-free, but loading it first would be pointless
+  // if installation failed.
+  const { startStack, stopStack, StackError } = await import('./stack.mjs');
+  let stack;
+  try {
+    stack = await startStack({ quiet: mode !== 'demo' });
+  } catch (err) {
+    fail(err instanceof StackError ? err.message : (err?.stack ?? String(err)));
+  }
+  const { env } = stack;
+
+  if (mode === 'demo' || mode === 'stack') {
+    if (mode === 'demo') {
+      say(`
+  Lock Lab is running (${ms(t0)})
+    store   ${env.PUBLIC_URL}
+    admin   ${env.PUBLIC_URL}/admin   (password: ${env.ADMIN_PASSWORD}${process.env.ADMIN_PASSWORD ? ', from ADMIN_PASSWORD' : ', generated; set ADMIN_PASSWORD to choose one'})
+  Ctrl-C stops everything.`);
+    } else {
+      say(`  ${env.PUBLIC_URL} · control ${env.STACK_CONTROL_URL} · env in .stack/stack.env · Ctrl-C stops`);
+    }
+    return; // the control API keeps the process alive; signal handlers stop the stack
+  }
+
+  if (mode === 'bench') {
+    const code = await runTool('benchmark', 'tsx', ['--tsconfig', 'bench/tsconfig.json', 'bench/run.ts'], { ...process.env, ...env });
+    await stopStack();
+    process.exit(code);
+  }
+
+  const testEnv = { ...process.env, ...env, BASE_URL: env.PUBLIC_URL };
+  if (fs.existsSync('/usr/bin/chromium')) testEnv.CHROMIUM_PATH ??= '/usr/bin/chromium';
+  const results = [];
+  results.push(['vitest', await runTool('vitest run', 'vitest', ['run', ...extraArgs], testEnv)]);
+  if (process.env.SKIP_E2E === '1') say('\n… playwright skipped (SKIP_E2E=1)');
+  else results.push(['playwright', await runTool('playwright test', 'playwright', ['test'], testEnv)]);
+  await stopStack();
+  const failed = results.filter(([, code]) => code !== 0);
+  for (const [name, code] of results) say(`${code === 0 ? '✓' : '✗'} ${name}${code === 0 ? '' : ` (exit ${code})`}`);
+  process.exit(failed.length ? 1 : 0);
+}
+
+main().catch((err) => fail(err?.stack ?? String(err)));
