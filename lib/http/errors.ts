@@ -1,6 +1,8 @@
 import { ZodError } from "zod";
 import { LockBusyError, LockLostError, LockUnavailableError } from "../locks/types";
+import { AdminNotConfiguredError } from "../auth/session";
 import { SoldOutError, StoreUnavailableError, UnknownProductError } from "../purchase/errors";
+import { RunConflictError, RunNotFoundError, RunTokenError } from "../runs/errors";
 
 /** An HTTP-level refusal with a stable code (bad JSON, body too large, wrong method, …). */
 export class HttpError extends Error {
@@ -32,11 +34,13 @@ export function errorResponse(error: unknown, extra: Record<string, unknown> = {
     return jsonError(error.status, { code: error.code, message: error.message, ...error.details, ...extra });
   }
   if (error instanceof ZodError) {
-    const fieldErrors: Record<string, string[]> = {};
+    // A Map, not an object literal: a field may be named "__proto__".
+    const fields = new Map<string, string[]>();
     for (const issue of error.issues) {
-      const field = issue.path.join(".") || (issue.code === "unrecognized_keys" ? issue.keys.join(",") : "body");
-      (fieldErrors[field] ??= []).push(issue.message);
+      const names = issue.path.length ? [issue.path.join(".")] : issue.code === "unrecognized_keys" ? issue.keys : ["body"];
+      for (const name of names) fields.set(name, [...(fields.get(name) ?? []), issue.message]);
     }
+    const fieldErrors = Object.fromEntries(fields);
     return jsonError(422, { code: "invalid_fields", message: "Some fields are missing or invalid.", fieldErrors, ...extra });
   }
   if (error instanceof SoldOutError) return jsonError(409, { code: "sold_out", message: error.message, ...extra });
@@ -46,6 +50,12 @@ export function errorResponse(error: unknown, extra: Record<string, unknown> = {
   }
   if (error instanceof LockUnavailableError || error instanceof StoreUnavailableError) {
     return jsonError(503, { code: "unavailable", message: error.message, ...extra }, { "retry-after": "1" });
+  }
+  if (error instanceof RunNotFoundError) return jsonError(404, { code: "not_found", message: error.message, ...extra });
+  if (error instanceof RunConflictError) return jsonError(409, { code: error.code, message: error.message, ...extra });
+  if (error instanceof RunTokenError) return jsonError(401, { code: "unauthorized", message: error.message, ...extra });
+  if (error instanceof AdminNotConfiguredError) {
+    return jsonError(503, { code: "admin_not_configured", message: error.message, ...extra });
   }
   if (error instanceof LockLostError) return jsonError(503, { code: "lock_lost", message: error.message, ...extra });
   console.error(error);

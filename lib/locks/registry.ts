@@ -1,3 +1,4 @@
+import { atomic } from "./atomic";
 import { local } from "./local";
 import { none } from "./none";
 import { pgForUpdate } from "./pg-for-update";
@@ -13,6 +14,7 @@ const STRATEGIES: Readonly<Record<StrategyName, LockStrategy>> = Object.freeze({
   "token-lua": tokenLua,
   redlock,
   "pg-for-update": pgForUpdate,
+  atomic,
 });
 
 export function isStrategyName(name: string): name is StrategyName {

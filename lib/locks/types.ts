@@ -2,7 +2,7 @@
  * The one interface every lock strategy implements, and the errors they share. Callers never
  * import a strategy file: they ask `getStrategy(name)` in ./registry.
  */
-export const STRATEGY_NAMES = ["none", "local", "setnx", "token-lua", "redlock", "pg-for-update"] as const;
+export const STRATEGY_NAMES = ["none", "local", "setnx", "token-lua", "redlock", "pg-for-update", "atomic"] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
 export interface LockOptions {
@@ -23,6 +23,11 @@ export interface LockStrategy {
   readonly name: StrategyName;
   /** True when the strategy keeps stock honest across instances while work < TTL. */
   readonly safe: boolean;
+  /**
+   * True when there is no lock at all because the stock update itself is atomic: the purchase
+   * then takes a unit with one Lua decrement instead of the read-modify-write critical section.
+   */
+  readonly lockFree?: boolean;
   /**
    * Runs `critical` while holding the lock on `resource`; waits at most `waitTimeoutMs` for it.
    * The lock is released in `finally`, whatever `critical` does.

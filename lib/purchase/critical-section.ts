@@ -25,7 +25,21 @@ redis.call('DECR', KEYS[1])
 return 1
 `;
 
+/** The lock-free purchase: check and decrement in one atomic step (counted like a holder). */
+export const TAKE_UNIT_ATOMICALLY = `
+-- KEYS[1] peak holders; KEYS[2] stock
+if redis.call('GET', KEYS[1]) == false then
+  redis.call('SET', KEYS[1], 1)      -- one script runs at a time: never more than one "holder"
+end
+local stock = tonumber(redis.call('GET', KEYS[2]) or '0')
+if stock <= 0 then
+  return -1                          -- sold out
+end
+return redis.call('DECR', KEYS[2])   -- the stock left after this unit
+`;
+
 interface CriticalSectionScripts {
+  takeUnitAtomically(peakKey: string, stockKey: string): Promise<number>;
   enterCriticalSection(holdersKey: string, peakKey: string, stockKey: string): Promise<number>;
   leaveCriticalSection(holdersKey: string, stockKey: string, newStock: string): Promise<number>;
 }
@@ -36,6 +50,7 @@ function scripts(client: Redis): CriticalSectionScripts {
   if (!registered.has(client)) {
     client.defineCommand("enterCriticalSection", { numberOfKeys: 3, lua: ENTER_CRITICAL_SECTION });
     client.defineCommand("leaveCriticalSection", { numberOfKeys: 2, lua: LEAVE_CRITICAL_SECTION });
+    client.defineCommand("takeUnitAtomically", { numberOfKeys: 2, lua: TAKE_UNIT_ATOMICALLY });
     registered.add(client);
   }
   return client as unknown as CriticalSectionScripts;
@@ -50,4 +65,10 @@ export async function enterCriticalSection(redis: Redis, saleId: number) {
     leave: (newStock?: number) =>
       scripts(redis).leaveCriticalSection(keys.holders, STOCK_KEY, newStock === undefined ? "" : String(newStock)),
   };
+}
+
+/** Takes one unit with no lock; resolves with the stock seen and left, or undefined when sold out. */
+export async function takeUnitAtomically(redis: Redis, saleId: number) {
+  const left = await scripts(redis).takeUnitAtomically(saleCounterKeys(saleId).peak, STOCK_KEY);
+  return left < 0 ? undefined : { stockSeen: left + 1, stockLeft: left };
 }

@@ -1,0 +1,70 @@
+/**
+ * What integration tests use to drive the real stack: the public URL (nginx), each instance's
+ * own URL, the shared config and sale (through the app's own lib, on the real Redis/Postgres),
+ * and the stack runner's fault controls.
+ */
+import { updateConfig, resetConfig } from "@/lib/sale/config";
+import { getSaleStats, resetSale, type SaleStats } from "@/lib/sale/sale";
+import type { LockConfigUpdate } from "@/lib/validations/config";
+
+export const PUBLIC_URL = `http://127.0.0.1:${process.env.PUBLIC_PORT ?? 3000}`;
+const APP_PORTS = (process.env.APP_PORTS ?? "3001,3002").split(",").map(Number);
+export const instanceUrl = (index: number) => `http://127.0.0.1:${APP_PORTS[index]}`;
+
+export async function prepareSale(config: LockConfigUpdate, initialStock: number): Promise<void> {
+  await resetConfig();
+  await updateConfig(config);
+  await resetSale({ initialStock });
+}
+
+export { getSaleStats, type SaleStats };
+
+export interface BlastResult {
+  readonly statuses: Record<string, number>;
+  readonly bought: number;
+  readonly soldOut: number;
+  readonly busy: number;
+  readonly unavailable: number;
+  readonly other: number;
+}
+
+/** `buyers` concurrent one-shot purchases against `baseUrl`; counts every answer by code. */
+export async function blast(baseUrl: string, buyers: number): Promise<BlastResult> {
+  const statuses: Record<string, number> = {};
+  const answers = await Promise.all(
+    Array.from({ length: buyers }, async (_, index) => {
+      const response = await fetch(`${baseUrl}/api/buy`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ buyer: `buyer-${index}` }),
+        signal: AbortSignal.timeout(60_000),
+      });
+      const body = (await response.json()) as { code?: string; status?: string };
+      const key = `${response.status} ${body.code ?? body.status}`;
+      statuses[key] = (statuses[key] ?? 0) + 1;
+      return body.code ?? body.status ?? "unknown";
+    }),
+  );
+  const count = (code: string) => answers.filter((answer) => answer === code).length;
+  const known = count("bought") + count("sold_out") + count("busy") + count("unavailable");
+  return {
+    statuses,
+    bought: count("bought"),
+    soldOut: count("sold_out"),
+    busy: count("busy"),
+    unavailable: count("unavailable"),
+    other: buyers - known,
+  };
+}
+
+/** Calls the stack runner's fault-control API (stop/start Redis nodes, pause app instances…). */
+export async function stackControl(path: string, method: "GET" | "POST" = "POST"): Promise<unknown> {
+  const base = process.env.STACK_CONTROL_URL ?? "http://127.0.0.1:3999";
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { "x-stack-token": process.env.STACK_CONTROL_TOKEN ?? "" },
+    signal: AbortSignal.timeout(30_000),
+  });
+  if (!response.ok) throw new Error(`stack control ${method} ${path} answered ${response.status}: ${await response.text()}`);
+  return response.json();
+}
