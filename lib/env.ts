@@ -23,6 +23,10 @@ const envSchema = z.object({
   WAIT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
   WORK_MS: z.coerce.number().int().min(0).default(5),
   INITIAL_STOCK: z.coerce.number().int().min(0).default(100),
+  ADMIN_PASSWORD: z.string().min(8, "use at least 8 characters").optional(),
+  /** Signs admin session cookies; defaults to a key derived from ADMIN_PASSWORD. */
+  SESSION_SECRET: z.string().min(16).optional(),
+  PUBLIC_URL: z.string().url().default("http://127.0.0.1:3000"),
   STACK_CONTROL_URL: z.string().url().default("http://127.0.0.1:3999"),
   STACK_CONTROL_TOKEN: z.string().default(""),
 });

@@ -1,13 +1,13 @@
 import { getDb } from "../db";
 import { getEnv } from "../env";
 import { getStrategy } from "../locks/registry";
-import { LockBusyError, LockUnavailableError } from "../locks/types";
+import { LockBusyError, LockUnavailableError, type LockOptions, type LockStrategy } from "../locks/types";
 import { getRedis } from "../redis";
 import { getConfig } from "../sale/config";
 import { SKU, STOCK_KEY, saleCounterKeys } from "../sale/keys";
 import { getCurrentSale } from "../sale/sale";
 import type { BuyCreate } from "../validations/buy";
-import { enterCriticalSection } from "./critical-section";
+import { enterCriticalSection, takeUnitAtomically } from "./critical-section";
 import { SoldOutError, StoreUnavailableError, UnknownProductError } from "./errors";
 
 export interface PurchaseReceipt {
@@ -42,25 +42,20 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
     onLockLost: () => void redis.incr(saleCounterKeys(sale.id).lockLost).catch(() => {}),
   };
 
-  const taken = await storeCall(() =>
-    strategy.withLock(sku, options, async () => {
-      const section = await enterCriticalSection(redis, sale.id);
-      let written: number | undefined;
-      try {
-        if (section.stock <= 0) return undefined;
-        if (config.workMs > 0) await new Promise((resolve) => setTimeout(resolve, config.workMs));
-        written = section.stock - 1;
-      } finally {
-        await section.leave(written);
-      }
-      return { stockSeen: section.stock, stockLeft: written ?? section.stock };
-    }),
-  );
+  const taken = await storeCall(() => takeUnit(strategy, sku, options, sale.id, config.workMs));
   if (!taken) throw new SoldOutError(sku);
 
   try {
     const order = await getDb().order.create({
-      data: { sku, saleId: sale.id, strategy: config.strategy, instance, buyer: input.buyer, stockSeen: taken.stockSeen },
+      data: {
+        sku,
+        saleId: sale.id,
+        runId: sale.runId ?? null,
+        strategy: config.strategy,
+        instance,
+        buyer: input.buyer,
+        stockSeen: taken.stockSeen,
+      },
     });
     return {
       order: { id: order.id, sku, buyer: order.buyer, saleId: sale.id, createdAt: order.createdAt.toISOString() },
@@ -72,6 +67,31 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
     await redis.incr(STOCK_KEY).catch(() => {});
     throw new StoreUnavailableError("the order could not be recorded; the unit was returned to stock", { cause: error });
   }
+}
+
+/** What a strategy must offer to run the critical section (the registry's, or a benchmark peer). */
+export type UnitLock = Pick<LockStrategy, "withLock" | "lockFree">;
+
+/**
+ * The lock and the Redis side of the critical section, without the order: under `lock`, read the
+ * stock, work for `workMs`, write stock − 1 (or, lock-free, one atomic decrement). Resolves with
+ * the stock seen and left, or undefined when sold out.
+ */
+export function takeUnit(lock: UnitLock, sku: string, options: LockOptions, saleId: number, workMs: number) {
+  const redis = getRedis();
+  if (lock.lockFree) return takeUnitAtomically(redis, saleId);
+  return lock.withLock(sku, options, async () => {
+    const section = await enterCriticalSection(redis, saleId);
+    let written: number | undefined;
+    try {
+      if (section.stock <= 0) return undefined;
+      if (workMs > 0) await new Promise((resolve) => setTimeout(resolve, workMs));
+      written = section.stock - 1;
+    } finally {
+      await section.leave(written);
+    }
+    return { stockSeen: section.stock, stockLeft: written ?? section.stock };
+  });
 }
 
 /** A Redis or Postgres server that is down or not answering becomes a 503, not a 500. */

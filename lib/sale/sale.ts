@@ -7,6 +7,8 @@ export interface CurrentSale {
   readonly id: number;
   readonly sku: string;
   readonly initialStock: number;
+  /** The load run this sale belongs to, if a run started it. */
+  readonly runId?: number;
 }
 
 export interface SaleStats extends CurrentSale {
@@ -43,7 +45,14 @@ export async function resetSale(options: { initialStock?: number } = {}): Promis
 
 export async function getCurrentSale(): Promise<CurrentSale> {
   const stored = await getRedis().hgetall(SALE_KEY);
-  if (stored.id) return { id: Number(stored.id), sku: stored.sku ?? SKU, initialStock: Number(stored.initialStock) };
+  if (stored.id) {
+    return {
+      id: Number(stored.id),
+      sku: stored.sku ?? SKU,
+      initialStock: Number(stored.initialStock),
+      ...(stored.runId ? { runId: Number(stored.runId) } : {}),
+    };
+  }
   // Redis lost its data (a restart without persistence): the last sale in Postgres is the current one.
   const latest = await getDb().sale.findFirst({ where: { sku: SKU }, orderBy: { id: "desc" } });
   if (!latest) return resetSale();
@@ -54,8 +63,16 @@ export async function getStock(): Promise<number> {
   return Number((await getRedis().get(STOCK_KEY)) ?? 0);
 }
 
-export async function getSaleStats(): Promise<SaleStats> {
-  const sale = await getCurrentSale();
+/** Marks the current sale as belonging to a load run, so its orders carry the run's id. */
+export async function tagSaleWithRun(saleId: number, runId: number): Promise<void> {
+  const redis = getRedis();
+  if (Number(await redis.hget(SALE_KEY, "id")) === saleId) await redis.hset(SALE_KEY, { runId });
+}
+
+/** The invariants of the current sale, or of an earlier one by id. */
+export async function getSaleStats(saleId?: number): Promise<SaleStats> {
+  const current = await getCurrentSale();
+  const sale = saleId === undefined || saleId === current.id ? current : await getPastSale(saleId);
   const keys = saleCounterKeys(sale.id);
   const [orders, values, config] = await Promise.all([
     getDb().order.count({ where: { saleId: sale.id } }),
@@ -73,4 +90,9 @@ export async function getSaleStats(): Promise<SaleStats> {
     peakHolders: peak,
     locksLost: lockLost,
   };
+}
+
+async function getPastSale(saleId: number): Promise<CurrentSale> {
+  const sale = await getDb().sale.findUniqueOrThrow({ where: { id: saleId } });
+  return { id: sale.id, sku: sale.sku, initialStock: sale.initialStock };
 }

@@ -1,0 +1,90 @@
+"use client";
+
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { RunRecord, TimelinePoint } from "@/lib/runs/runs";
+
+export interface StrategyAggregate {
+  strategy: string;
+  runs: number;
+  oversell: number;
+  maxOversell: number;
+  throughput: number;
+  p95Ms: number;
+}
+
+/** Completed runs grouped by strategy: mean oversell, throughput and p95 (with run counts). */
+export function aggregateByStrategy(runs: readonly RunRecord[]): StrategyAggregate[] {
+  const groups = new Map<string, RunRecord[]>();
+  for (const run of runs) {
+    if (run.status !== "completed") continue;
+    groups.set(run.strategy, [...(groups.get(run.strategy) ?? []), run]);
+  }
+  const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
+  return [...groups.entries()].map(([strategy, group]) => ({
+    strategy,
+    runs: group.length,
+    oversell: Math.round(mean(group.map((run) => run.oversell ?? 0)) * 10) / 10,
+    maxOversell: Math.max(...group.map((run) => run.oversell ?? 0)),
+    throughput: Math.round(mean(group.map((run) => run.throughput ?? 0))),
+    p95Ms: Math.round(mean(group.map((run) => run.p95Ms ?? 0))),
+  }));
+}
+
+export function OversellChart({ data }: { data: StrategyAggregate[] }) {
+  return (
+    <div className="chart" data-testid="oversell-chart">
+      <h3>Oversell per strategy <span className="muted">(mean over runs; hover for counts)</span></h3>
+      <ResponsiveContainer width="100%" height={240}>
+        <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+          <CartesianGrid strokeDasharray="3 3" />
+          <XAxis dataKey="strategy" />
+          <YAxis allowDecimals={false} />
+          <Tooltip formatter={(value, name, item) => [`${value} (runs: ${(item.payload as StrategyAggregate).runs})`, name]} />
+          <Bar dataKey="oversell" name="oversell (units)" fill="#c92a2a" isAnimationActive={false} />
+          <Bar dataKey="maxOversell" name="worst run" fill="#ffa8a8" isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+export function PerformanceChart({ data }: { data: StrategyAggregate[] }) {
+  return (
+    <div className="chart" data-testid="performance-chart">
+      <h3>Throughput and p95 latency per strategy</h3>
+      <ResponsiveContainer width="100%" height={240}>
+        <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+          <CartesianGrid strokeDasharray="3 3" />
+          <XAxis dataKey="strategy" />
+          <YAxis yAxisId="rps" orientation="left" />
+          <YAxis yAxisId="ms" orientation="right" />
+          <Tooltip />
+          <Legend />
+          <Bar yAxisId="rps" dataKey="throughput" name="requests/s" fill="#364fc7" isAnimationActive={false} />
+          <Bar yAxisId="ms" dataKey="p95Ms" name="p95 ms" fill="#f08c00" isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+export function TimelineChart({ points, initialStock }: { points: TimelinePoint[]; initialStock: number }) {
+  const data = points.map((point) => ({ ...point, t: Math.round(point.tMs / 100) / 10 }));
+  return (
+    <div className="chart" data-testid="timeline-chart">
+      <h3>Stock and sales over time</h3>
+      <ResponsiveContainer width="100%" height={280}>
+        <LineChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+          <CartesianGrid strokeDasharray="3 3" />
+          <XAxis dataKey="t" unit="s" />
+          <YAxis domain={[0, (max: number) => Math.max(max, initialStock)]} />
+          <Tooltip />
+          <Legend />
+          <Line dataKey="stock" name="stock in Redis" stroke="#2b8a3e" dot={false} isAnimationActive={false} />
+          <Line dataKey="orders" name="orders recorded" stroke="#c92a2a" dot={false} isAnimationActive={false} />
+          <Line dataKey="busy" name="busy answers" stroke="#f08c00" dot={false} isAnimationActive={false} />
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}

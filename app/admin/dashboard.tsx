@@ -1,0 +1,288 @@
+"use client";
+
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from "react";
+import type { RunRecord } from "@/lib/runs/runs";
+import type { SaleStats } from "@/lib/sale/sale";
+import type { LockConfig } from "@/lib/validations/config";
+import { OversellChart, PerformanceChart, aggregateByStrategy } from "./charts";
+import { RunsTable } from "./runs-table";
+
+type FieldErrors = Record<string, string[]>;
+
+interface Props {
+  initialConfig: LockConfig;
+  initialSale: SaleStats;
+  initialRuns: RunRecord[];
+  activeRunId: number | null;
+  strategies: { name: string; safe: boolean }[];
+}
+
+async function send(method: string, url: string, body?: unknown) {
+  const response = await fetch(url, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.status === 401) window.location.assign("/admin/login?next=/admin");
+  const json = await response.json().catch(() => ({}));
+  return { ok: response.ok, status: response.status, body: json };
+}
+
+const numberOr = (value: FormDataEntryValue | null) => (value === null || value === "" ? undefined : Number(value));
+
+export function Dashboard({ initialConfig, initialSale, initialRuns, activeRunId, strategies }: Props) {
+  const [config, setConfig] = useState(initialConfig);
+  const [sale, setSale] = useState(initialSale);
+  const [runs, setRuns] = useState(initialRuns);
+  const [activeRun, setActiveRun] = useState<RunRecord | null>(null);
+  const [watching, setWatching] = useState<number | null>(activeRunId);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  const [mode, setMode] = useState<"requests" | "duration">("requests");
+
+  const refreshSale = useCallback(async () => {
+    const result = await send("GET", "/api/admin/sale");
+    if (result.ok) setSale(result.body.sale);
+  }, []);
+
+  useEffect(() => {
+    const timer = setInterval(refreshSale, 1500);
+    return () => clearInterval(timer);
+  }, [refreshSale]);
+
+  useEffect(() => {
+    if (watching === null) return;
+    let stopped = false;
+    const poll = async () => {
+      const result = await send("GET", `/api/admin/runs/${watching}`);
+      if (stopped || !result.ok) return;
+      const run = result.body.run as RunRecord;
+      setActiveRun(run);
+      if (run.status !== "running") {
+        setWatching(null);
+        const list = await send("GET", "/api/admin/runs");
+        if (list.ok) setRuns(list.body.runs);
+        void refreshSale();
+      }
+    };
+    void poll();
+    const timer = setInterval(poll, 500);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [watching, refreshSale]);
+
+  function readKnobs(form: FormData) {
+    return {
+      strategy: String(form.get("strategy")),
+      lockTtlMs: numberOr(form.get("lockTtlMs")),
+      waitTimeoutMs: numberOr(form.get("waitTimeoutMs")),
+      workMs: numberOr(form.get("workMs")),
+    };
+  }
+
+  async function applyConfig(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const result = await send("PUT", "/api/admin/config", readKnobs(new FormData(event.currentTarget)));
+    setErrors(result.body.fieldErrors ?? {});
+    if (result.ok) {
+      setConfig(result.body.config);
+      setMessage({ kind: "ok", text: `Strategy ${result.body.config.strategy} is active on every instance.` });
+      void refreshSale();
+    } else setMessage({ kind: "error", text: result.body.message ?? "The config was refused." });
+  }
+
+  async function resetSale(form: HTMLFormElement) {
+    const initialStock = numberOr(new FormData(form).get("initialStock"));
+    const result = await send("POST", "/api/admin/sale", { initialStock });
+    setErrors(result.body.fieldErrors ?? {});
+    if (result.ok) {
+      setSale(result.body.sale);
+      setMessage({ kind: "ok", text: `New sale with stock ${result.body.sale.initialStock}.` });
+    } else setMessage({ kind: "error", text: result.body.message ?? "The reset was refused." });
+  }
+
+  async function startRun(form: HTMLFormElement) {
+    const data = new FormData(form);
+    const amount = numberOr(data.get("amount"));
+    const body = {
+      ...readKnobs(data),
+      initialStock: numberOr(data.get("initialStock")),
+      vus: numberOr(data.get("vus")),
+      ...(mode === "requests" ? { totalRequests: amount } : { durationMs: amount === undefined ? undefined : amount * 1000 }),
+      tool: "node",
+      start: true,
+    };
+    const result = await send("POST", "/api/admin/runs", body);
+    setErrors(result.body.fieldErrors ?? {});
+    if (result.ok) {
+      setMessage({ kind: "ok", text: `Run #${result.body.run.id} started with ${result.body.run.strategy}.` });
+      setConfig({ ...config, ...result.body.run.knobs, strategy: result.body.run.strategy });
+      setActiveRun(result.body.run);
+      setWatching(result.body.run.id);
+    } else setMessage({ kind: "error", text: result.body.message ?? "The run was refused." });
+  }
+
+  async function cancelRun(id: number) {
+    const result = await send("POST", `/api/admin/runs/${id}/cancel`);
+    if (result.ok) setActiveRun(result.body.run);
+  }
+
+  async function signOut() {
+    await send("DELETE", "/api/admin/session");
+    window.location.assign("/admin/login");
+  }
+
+  const aggregates = useMemo(() => aggregateByStrategy(runs), [runs]);
+  const fieldError = (name: string) => errors[name]?.map((text) => <span key={text} className="field-error">{text}</span>);
+  const running = activeRun?.status === "running";
+
+  return (
+    <div className="dashboard">
+      <div className="toolbar">
+        <h1>Admin dashboard</h1>
+        <div>
+          <a href="/admin/lab" className="button-link">Pitfall lab</a>
+          <button type="button" onClick={signOut}>Sign out</button>
+        </div>
+      </div>
+
+      <section className="card" aria-label="Current sale">
+        <h2>Sale #{sale.id} <span className="strategy-badge">{sale.strategy}</span></h2>
+        <div className="stats" data-testid="sale-stats">
+          <Stat label="initial stock" value={sale.initialStock} />
+          <Stat label="orders" value={sale.orders} />
+          <Stat label="stock left" value={sale.remaining} />
+          <Stat label="oversell" value={sale.oversell} bad={sale.oversell > 0} />
+          <Stat label="lost stock" value={sale.lostStock} bad={sale.lostStock > 0} />
+          <Stat label="peak holders" value={sale.peakHolders} bad={sale.peakHolders > 1} />
+        </div>
+      </section>
+
+      <form className="card form grid" onSubmit={applyConfig} aria-label="Strategy and knobs">
+        <h2>Strategy and knobs</h2>
+        <label>
+          Strategy
+          <select name="strategy" value={config.strategy} onChange={(e) => setConfig({ ...config, strategy: e.target.value as LockConfig["strategy"] })}>
+            {strategies.map((strategy) => (
+              <option key={strategy.name} value={strategy.name}>{strategy.name}{strategy.safe ? "" : " (unsafe)"}</option>
+            ))}
+          </select>
+          {fieldError("strategy")}
+        </label>
+        <label>
+          Lock TTL (ms)
+          <input name="lockTtlMs" type="number" min={1} key={`ttl-${config.lockTtlMs}`} defaultValue={config.lockTtlMs} />
+          {fieldError("lockTtlMs")}
+        </label>
+        <label>
+          Wait timeout (ms)
+          <input name="waitTimeoutMs" type="number" min={0} key={`wait-${config.waitTimeoutMs}`} defaultValue={config.waitTimeoutMs} />
+          {fieldError("waitTimeoutMs")}
+        </label>
+        <label>
+          Simulated work (ms)
+          <input name="workMs" type="number" min={0} key={`work-${config.workMs}`} defaultValue={config.workMs} />
+          {fieldError("workMs")}
+        </label>
+        <label>
+          Initial stock
+          <input name="initialStock" type="number" min={0} defaultValue={sale.initialStock || 100} />
+          {fieldError("initialStock")}
+        </label>
+        <label>
+          Virtual users
+          <input name="vus" type="number" min={1} defaultValue={50} />
+          {fieldError("vus")}
+        </label>
+        <label>
+          Load bound
+          <span className="inline">
+            <select value={mode} onChange={(e) => setMode(e.target.value as "requests" | "duration")} aria-label="Load bound">
+              <option value="requests">total requests</option>
+              <option value="duration">duration (s)</option>
+            </select>
+            <input name="amount" type="number" min={1} defaultValue={mode === "requests" ? 400 : 10} key={mode} aria-label="Amount" />
+          </span>
+          {fieldError("totalRequests")}
+          {fieldError("durationMs")}
+        </label>
+        <div className="actions">
+          <button type="submit">Apply strategy</button>
+          <button type="button" onClick={(e) => resetSale(e.currentTarget.form!)}>Reset sale</button>
+          <button type="button" className="primary" disabled={running} onClick={(e) => startRun(e.currentTarget.form!)}>
+            {running ? "Run in progress…" : "Start run"}
+          </button>
+        </div>
+        {message && <p className={`notice ${message.kind === "ok" ? "bought" : "error"}`} role="status">{message.text}</p>}
+      </form>
+
+      {activeRun && <RunProgressPanel run={activeRun} onCancel={() => cancelRun(activeRun.id)} />}
+
+      <section className="card">
+        <div className="toolbar">
+          <h2>Runs</h2>
+          <a href="/api/admin/runs/export" className="button-link" download>Export history (CSV)</a>
+        </div>
+        {runs.length === 0 ? (
+          <p className="empty">No runs yet — start one above.</p>
+        ) : (
+          <>
+            <div className="charts">
+              <OversellChart data={aggregates} />
+              <PerformanceChart data={aggregates} />
+            </div>
+            <RunsTable runs={runs} />
+          </>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function Stat({ label, value, bad }: { label: string; value: number | string; bad?: boolean }) {
+  return (
+    <div className={`stat${bad ? " bad" : ""}`}>
+      <div className="value">{value}</div>
+      <div className="label">{label}</div>
+    </div>
+  );
+}
+
+function RunProgressPanel({ run, onCancel }: { run: RunRecord; onCancel: () => void }) {
+  const progress = run.progress ?? {};
+  const done = run.status !== "running";
+  const total = run.totalRequests ?? 0;
+  const fraction = done ? 1 : total ? (progress.requests ?? 0) / total : run.durationMs ? (progress.elapsedMs ?? 0) / run.durationMs : 0;
+  const percent = Math.min(100, Math.round(fraction * 100));
+  const counters = done
+    ? { requests: run.requests, bought: run.bought, soldOut: run.soldOut, busy: run.busy, errors: run.errors }
+    : progress;
+  return (
+    <section className="card" aria-label="Run progress" data-testid="run-progress">
+      <h2>
+        Run #{run.id} — {run.strategy} {done ? `(${run.status})` : "(running)"}{" "}
+        {run.verdict && <span className={`verdict ${run.verdict}`}>{run.verdict}</span>}
+      </h2>
+      <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent}>
+        <div className="bar" style={{ width: `${percent}%` }} />
+      </div>
+      <div className="stats">
+        <Stat label="requests" value={counters.requests ?? 0} />
+        <Stat label="bought" value={counters.bought ?? 0} />
+        <Stat label="sold out" value={counters.soldOut ?? 0} />
+        <Stat label="busy" value={counters.busy ?? 0} />
+        <Stat label="errors" value={counters.errors ?? 0} bad={(counters.errors ?? 0) > 0} />
+        <Stat label="stock left" value={run.remaining ?? "–"} />
+        <Stat label="peak holders" value={run.peakHolders ?? "–"} bad={(run.peakHolders ?? 0) > 1} />
+        <Stat label="oversell" value={run.oversell ?? "–"} bad={(run.oversell ?? 0) > 0} />
+      </div>
+      {done ? (
+        <a href={`/admin/runs/${run.id}`}>Open run #{run.id} in detail</a>
+      ) : (
+        <button type="button" onClick={onCancel}>Cancel run</button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,66 @@
+import { expect, test, type Page } from "@playwright/test";
+import { disconnect } from "./support";
+
+test.afterAll(disconnect);
+
+async function signIn(page: Page) {
+  await page.goto("/admin");
+  await expect(page).toHaveURL(/\/admin\/login/);
+  await page.getByLabel("Password").fill(process.env.ADMIN_PASSWORD ?? "");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Admin dashboard" })).toBeVisible();
+}
+
+async function runOnce(page: Page, strategy: string) {
+  const form = page.getByRole("form", { name: "Strategy and knobs" });
+  await form.getByLabel("Strategy").selectOption(strategy);
+  await form.getByLabel("Simulated work (ms)").fill("5");
+  await form.getByLabel("Lock TTL (ms)").fill("5000");
+  await form.getByLabel("Wait timeout (ms)").fill("20000");
+  await form.getByLabel("Initial stock").fill("20");
+  await form.getByLabel("Virtual users").fill("40");
+  await form.getByLabel("Amount").fill("120");
+  await form.getByRole("button", { name: "Start run" }).click();
+
+  const progress = page.getByTestId("run-progress");
+  await expect(progress).toContainText(strategy);
+  await expect(progress.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "100", { timeout: 60_000 });
+  await expect(progress).toContainText("(completed)", { timeout: 60_000 });
+  const heading = await progress.getByRole("heading").textContent();
+  return Number(/Run #(\d+)/.exec(heading ?? "")?.[1]);
+}
+
+test("the dashboard refuses strangers and wrong passwords", async ({ page }) => {
+  await page.goto("/admin");
+  await expect(page).toHaveURL(/\/admin\/login\?next=%2Fadmin/);
+  await page.getByLabel("Password").fill("wrong-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("Wrong password.")).toBeVisible();
+  await expect(page).toHaveURL(/\/admin\/login/);
+});
+
+test("an instructor runs none then token-lua and sees FAIL with oversell, then PASS", async ({ page }) => {
+  await signIn(page);
+
+  const unsafeRun = await runOnce(page, "none");
+  const unsafeRow = page.getByTestId(`run-row-${unsafeRun}`);
+  await expect(unsafeRow).toContainText("FAIL");
+  expect(Number(await unsafeRow.getByTestId("oversell").textContent())).toBeGreaterThan(0);
+
+  const safeRun = await runOnce(page, "token-lua");
+  const safeRow = page.getByTestId(`run-row-${safeRun}`);
+  await expect(safeRow).toContainText("PASS");
+  await expect(safeRow.getByTestId("oversell")).toHaveText("0");
+
+  const chart = page.getByTestId("oversell-chart");
+  await expect(chart.locator(".recharts-xAxis")).toContainText("none");
+  await expect(chart.locator(".recharts-xAxis")).toContainText("token-lua");
+
+  // The store shows the strategy now active, for the class to see.
+  await page.goto("/");
+  await expect(page.getByTestId("strategy")).toHaveText("token-lua");
+
+  await page.goto(`/admin/runs/${unsafeRun}`);
+  await expect(page.getByTestId("timeline-chart")).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("FAIL");
+});

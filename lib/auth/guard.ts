@@ -1,0 +1,45 @@
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import { HttpError } from "../http/errors";
+import { SESSION_COOKIE, isValidSessionToken } from "./session";
+
+const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * Every /api/admin route calls this first. Without a valid session: 401, and nothing changes.
+ * Mutating calls must also come from this origin: a cross-site form or fetch is refused (403),
+ * on top of the SameSite=Strict cookie.
+ */
+export async function requireAdmin(request: Request): Promise<void> {
+  const token = (await cookies()).get(SESSION_COOKIE)?.value;
+  if (!isValidSessionToken(token)) {
+    throw new HttpError(401, "unauthorized", "Sign in as admin first (POST /api/admin/session).");
+  }
+  if (MUTATING.has(request.method)) assertSameOrigin(request);
+}
+
+export function assertSameOrigin(request: Request): void {
+  const origin = request.headers.get("origin");
+  const site = request.headers.get("sec-fetch-site");
+  if (site && site !== "same-origin" && site !== "none") {
+    throw new HttpError(403, "cross_site_request", "Admin changes must come from the admin pages themselves.");
+  }
+  if (origin) {
+    const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
+    let originHost: string;
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      originHost = "";
+    }
+    if (originHost !== host) {
+      throw new HttpError(403, "cross_site_request", "Admin changes must come from the admin pages themselves.");
+    }
+  }
+}
+
+/** For admin pages (server components): redirect to sign-in without a valid session. */
+export async function requireAdminPage(next: string): Promise<void> {
+  const token = (await cookies()).get(SESSION_COOKIE)?.value;
+  if (!isValidSessionToken(token)) redirect(`/admin/login?next=${encodeURIComponent(next)}`);
+}

@@ -1,0 +1,26 @@
+import { spawn } from "node:child_process";
+import { openSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { getEnv } from "../env";
+import { failRun, type RunRecord } from "./runs";
+
+/**
+ * Starts the built-in load driver for a run in its own process (never inside the app instance it
+ * measures). It drives nginx's public address and reports progress and its summary through the
+ * run API with the run's token. If it dies without completing, the run is marked failed.
+ */
+export function launchDriver(run: RunRecord, reportToken: string): void {
+  const script = path.join(process.cwd(), "load", "driver.mjs");
+  const bound = run.durationMs ? ["--duration-ms", String(run.durationMs)] : ["--requests", String(run.totalRequests ?? 200)];
+  const log = openSync(path.join(tmpdir(), `lock-lab-run-${run.id}.log`), "a");
+  const child = spawn(
+    process.execPath,
+    [script, "--url", getEnv().PUBLIC_URL, "--vus", String(run.vus), ...bound, "--run", String(run.id), "--token", reportToken, "--quiet"],
+    { stdio: ["ignore", log, log], env: { ...process.env, NODE_OPTIONS: "" } },
+  );
+  child.on("exit", (code) => {
+    if (code !== 0) void failRun(run.id, `load driver exited with code ${code}`).catch(() => {});
+  });
+  child.on("error", (error) => void failRun(run.id, `load driver could not start: ${error.message}`).catch(() => {}));
+}

@@ -1,0 +1,334 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { getDb } from "../db";
+import { getRedis } from "../redis";
+import { updateConfig } from "../sale/config";
+import { getSaleStats, getStock, resetSale, tagSaleWithRun, type SaleStats } from "../sale/sale";
+import type { RunComplete, RunCreate, RunProgress } from "../validations/run";
+import { RunConflictError, RunNotFoundError, RunTokenError } from "./errors";
+import { summaryFromK6, type LoadSummary } from "./k6-summary";
+
+/**
+ * Load runs. A run resets the sale under the chosen strategy and knobs, the load tool drives it
+ * and reports progress and a summary with the run's own token; the run's invariants (orders,
+ * remaining, oversell, lost stock, peak holders) are read from Redis and Postgres, never taken
+ * from the load tool.
+ */
+const ACTIVE_KEY = "locklab:run:active";
+const runKeys = (id: number) => ({
+  token: `locklab:run:${id}:token`,
+  progress: `locklab:run:${id}:progress`,
+  timeline: `locklab:run:${id}:timeline`,
+});
+const TIMELINE_LIMIT = 2000;
+const KEY_TTL_S = 24 * 60 * 60;
+/** A run that has not reported for this long is considered abandoned. */
+const STALE_AFTER_MS = 2 * 60 * 1000;
+
+export interface TimelinePoint {
+  readonly tMs: number;
+  readonly stock: number;
+  readonly orders: number;
+  readonly requests: number;
+  readonly bought: number;
+  readonly busy: number;
+  readonly errors: number;
+}
+
+export type Verdict = "PASS" | "FAIL";
+
+export function verdictOf(stats: Pick<SaleStats, "oversell" | "lostStock" | "peakHolders">): Verdict {
+  return stats.oversell === 0 && stats.lostStock === 0 && stats.peakHolders <= 1 ? "PASS" : "FAIL";
+}
+
+export async function startRun(input: RunCreate): Promise<{ run: RunRecord; reportToken: string }> {
+  const db = getDb();
+  const redis = getRedis();
+  const claimed = await redis.set(ACTIVE_KEY, "starting", "EX", 60, "NX");
+  if (!claimed) {
+    const activeId = Number(await redis.get(ACTIVE_KEY));
+    if (!(await isAbandoned(activeId))) {
+      throw new RunConflictError("run_in_progress", `run ${activeId || "?"} is still in progress; wait for it to finish`);
+    }
+    if (activeId) await failRun(activeId, "abandoned: no report for two minutes");
+    await redis.set(ACTIVE_KEY, "starting", "EX", 60);
+  }
+  try {
+    const config = await updateConfig({
+      strategy: input.strategy,
+      lockTtlMs: input.lockTtlMs,
+      waitTimeoutMs: input.waitTimeoutMs,
+      workMs: input.workMs,
+    });
+    const sale = await resetSale({ initialStock: input.initialStock });
+    const totalRequests = input.durationMs ? undefined : (input.totalRequests ?? Math.max(200, input.initialStock * 4));
+    const run = await db.run.create({
+      data: {
+        saleId: sale.id,
+        strategy: config.strategy,
+        scenario: input.scenario ?? null,
+        knobs: { lockTtlMs: config.lockTtlMs, waitTimeoutMs: config.waitTimeoutMs, workMs: config.workMs },
+        tool: input.tool,
+        vus: input.vus,
+        durationMs: input.durationMs ?? null,
+        totalRequests: totalRequests ?? null,
+        initialStock: input.initialStock,
+      },
+    });
+    await tagSaleWithRun(sale.id, run.id);
+    const reportToken = randomBytes(24).toString("base64url");
+    const keys = runKeys(run.id);
+    await redis
+      .multi()
+      .set(keys.token, reportToken, "EX", KEY_TTL_S)
+      .set(ACTIVE_KEY, String(run.id), "EX", KEY_TTL_S)
+      .exec();
+    return { run: toRecord(run), reportToken };
+  } catch (error) {
+    await redis.del(ACTIVE_KEY);
+    throw error;
+  }
+}
+
+async function isAbandoned(runId: number): Promise<boolean> {
+  if (!runId) return false; // another start is being set up right now
+  const run = await getDb().run.findUnique({ where: { id: runId } });
+  if (!run || run.status !== "running") return true;
+  const lastReport = Number(await getRedis().hget(runKeys(runId).progress, "reportedAt")) || run.startedAt.getTime();
+  const budget = (run.durationMs ?? 0) + STALE_AFTER_MS;
+  return Date.now() - lastReport > budget;
+}
+
+/** The load tool's credential for one run; checked before its report is even parsed. */
+export async function authorizeRunReport(id: number, token: string | null): Promise<void> {
+  const expected = await getRedis().get(runKeys(id).token);
+  if (!expected || !token) throw new RunTokenError();
+  const a = Buffer.from(expected);
+  const b = Buffer.from(token);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) throw new RunTokenError();
+}
+
+async function requireRunning(id: number) {
+  const run = await getDb().run.findUnique({ where: { id } });
+  if (!run) throw new RunNotFoundError(id);
+  if (run.status !== "running") throw new RunConflictError("run_finished", `run ${id} is already ${run.status}`);
+  return run;
+}
+
+async function sample(saleId: number, progress: Omit<RunProgress, "soldOut"> & { soldOut?: number }): Promise<TimelinePoint> {
+  const [stock, orders] = await Promise.all([getStock(), getDb().order.count({ where: { saleId } })]);
+  return {
+    tMs: Math.round(progress.elapsedMs),
+    stock,
+    orders,
+    requests: progress.requests,
+    bought: progress.bought,
+    busy: progress.busy,
+    errors: progress.errors,
+  };
+}
+
+export async function reportProgress(id: number, token: string | null, progress: RunProgress): Promise<void> {
+  await authorizeRunReport(id, token);
+  const run = await requireRunning(id);
+  const point = await sample(run.saleId, progress);
+  const keys = runKeys(id);
+  await getRedis()
+    .multi()
+    .hset(keys.progress, { ...progress, reportedAt: Date.now() })
+    .expire(keys.progress, KEY_TTL_S)
+    .rpush(keys.timeline, JSON.stringify(point))
+    .ltrim(keys.timeline, -TIMELINE_LIMIT, -1)
+    .expire(keys.timeline, KEY_TTL_S)
+    .exec();
+}
+
+export async function completeRun(id: number, token: string | null, body: RunComplete): Promise<RunRecord> {
+  await authorizeRunReport(id, token);
+  const run = await requireRunning(id);
+  const summary: LoadSummary = body.tool === "k6" ? summaryFromK6(body.k6Summary) : body;
+  const stats = await getSaleStats(run.saleId);
+  const keys = runKeys(id);
+  const redis = getRedis();
+  const lastPoint = await sample(run.saleId, { ...summary, elapsedMs: summary.durationMs });
+  const timeline = [...(await redis.lrange(keys.timeline, 0, -1)).map((raw) => JSON.parse(raw) as TimelinePoint), lastPoint];
+  const updated = await getDb().run.update({
+    where: { id },
+    data: {
+      status: "completed",
+      finishedAt: new Date(),
+      tool: body.tool,
+      requests: summary.requests,
+      bought: summary.bought,
+      soldOut: summary.soldOut,
+      busy: summary.busy,
+      errors: summary.errors,
+      durationMs: Math.round(summary.durationMs),
+      throughput: summary.requests / (summary.durationMs / 1000),
+      p50Ms: summary.latencyMs.p50,
+      p95Ms: summary.latencyMs.p95,
+      p99Ms: summary.latencyMs.p99,
+      orders: stats.orders,
+      remaining: stats.remaining,
+      oversell: stats.oversell,
+      lostStock: stats.lostStock,
+      peakHolders: stats.peakHolders,
+      verdict: verdictOf(stats),
+      timeline: timeline as object[],
+      summary: body.tool === "k6" ? (body.k6Summary as object) : (summary as object),
+    },
+  });
+  await redis.multi().del(keys.token, keys.progress, keys.timeline).exec();
+  if (Number(await redis.get(ACTIVE_KEY)) === id) await redis.del(ACTIVE_KEY);
+  return toRecord(updated);
+}
+
+export async function failRun(id: number, reason: string): Promise<void> {
+  const db = getDb();
+  const run = await db.run.findUnique({ where: { id } });
+  if (!run || run.status !== "running") return;
+  const stats = await getSaleStats(run.saleId).catch(() => undefined);
+  await db.run.update({
+    where: { id },
+    data: {
+      status: "failed",
+      finishedAt: new Date(),
+      summary: { error: reason },
+      ...(stats && {
+        orders: stats.orders,
+        remaining: stats.remaining,
+        oversell: stats.oversell,
+        lostStock: stats.lostStock,
+        peakHolders: stats.peakHolders,
+        verdict: verdictOf(stats),
+      }),
+    },
+  });
+  const redis = getRedis();
+  await redis.del(runKeys(id).token);
+  if (Number(await redis.get(ACTIVE_KEY)) === id) await redis.del(ACTIVE_KEY);
+}
+
+type RunRow = Awaited<ReturnType<ReturnType<typeof getDb>["run"]["create"]>>;
+
+export interface RunRecord {
+  id: number;
+  saleId: number;
+  status: string;
+  strategy: string;
+  scenario: string | null;
+  knobs: { lockTtlMs: number; waitTimeoutMs: number; workMs: number };
+  tool: string;
+  vus: number;
+  durationMs: number | null;
+  totalRequests: number | null;
+  startedAt: string;
+  finishedAt: string | null;
+  requests: number | null;
+  bought: number | null;
+  soldOut: number | null;
+  busy: number | null;
+  errors: number | null;
+  throughput: number | null;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  initialStock: number;
+  orders: number | null;
+  remaining: number | null;
+  oversell: number | null;
+  lostStock: number | null;
+  peakHolders: number | null;
+  verdict: Verdict | null;
+  timeline: TimelinePoint[];
+  /** Counters of a run in progress, as last reported by its load tool. */
+  progress?: Partial<RunProgress>;
+}
+
+function toRecord(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    saleId: row.saleId,
+    status: row.status,
+    strategy: row.strategy,
+    scenario: row.scenario,
+    knobs: row.knobs as RunRecord["knobs"],
+    tool: row.tool,
+    vus: row.vus,
+    durationMs: row.durationMs,
+    totalRequests: row.totalRequests,
+    startedAt: row.startedAt.toISOString(),
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+    requests: row.requests,
+    bought: row.bought,
+    soldOut: row.soldOut,
+    busy: row.busy,
+    errors: row.errors,
+    throughput: row.throughput,
+    p50Ms: row.p50Ms,
+    p95Ms: row.p95Ms,
+    p99Ms: row.p99Ms,
+    initialStock: row.initialStock,
+    orders: row.orders,
+    remaining: row.remaining,
+    oversell: row.oversell,
+    lostStock: row.lostStock,
+    peakHolders: row.peakHolders,
+    verdict: (row.verdict as Verdict | null) ?? null,
+    timeline: (row.timeline as unknown as TimelinePoint[] | null) ?? [],
+  };
+}
+
+export async function getRun(id: number): Promise<RunRecord> {
+  const row = await getDb().run.findUnique({ where: { id } });
+  if (!row) throw new RunNotFoundError(id);
+  const record = toRecord(row);
+  if (row.status !== "running") return record;
+  const redis = getRedis();
+  const keys = runKeys(id);
+  const [progress, timeline, stats] = await Promise.all([
+    redis.hgetall(keys.progress),
+    redis.lrange(keys.timeline, 0, -1),
+    getSaleStats(row.saleId),
+  ]);
+  return {
+    ...record,
+    orders: stats.orders,
+    remaining: stats.remaining,
+    peakHolders: stats.peakHolders,
+    oversell: stats.oversell,
+    lostStock: stats.lostStock,
+    timeline: timeline.map((raw) => JSON.parse(raw) as TimelinePoint),
+    progress: Object.fromEntries(
+      Object.entries(progress).filter(([key]) => key !== "reportedAt").map(([key, value]) => [key, Number(value)]),
+    ),
+  };
+}
+
+export async function listRuns(limit = 200): Promise<RunRecord[]> {
+  const rows = await getDb().run.findMany({ orderBy: { id: "desc" }, take: limit });
+  return rows.map((row) => ({ ...toRecord(row), timeline: [] }));
+}
+
+export async function getActiveRunId(): Promise<number | undefined> {
+  const id = Number(await getRedis().get(ACTIVE_KEY));
+  return Number.isInteger(id) && id > 0 ? id : undefined;
+}
+
+const CSV_COLUMNS = [
+  "id", "status", "scenario", "strategy", "tool", "vus", "initialStock", "requests", "bought", "soldOut", "busy",
+  "errors", "throughput", "p50Ms", "p95Ms", "p99Ms", "orders", "remaining", "oversell", "lostStock", "peakHolders",
+  "verdict", "startedAt", "finishedAt",
+] as const;
+
+export function runsToCsv(runs: readonly RunRecord[]): string {
+  const cell = (value: unknown) => {
+    if (value === null || value === undefined) return "";
+    const text = typeof value === "number" && !Number.isInteger(value) ? value.toFixed(2) : String(value);
+    return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  };
+  const knobs = (run: RunRecord) => [run.knobs.lockTtlMs, run.knobs.waitTimeoutMs, run.knobs.workMs];
+  const header = [...CSV_COLUMNS, "lockTtlMs", "waitTimeoutMs", "workMs"].join(",");
+  const lines = runs.map((run) => [...CSV_COLUMNS.map((column) => cell(run[column])), ...knobs(run).map(cell)].join(","));
+  return `${[header, ...lines].join("\n")}\n`;
+}
+

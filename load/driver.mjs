@@ -1,0 +1,376 @@
+#!/usr/bin/env node
+/**
+ * The built-in load driver: the flash-sale spike for machines without k6, built on autocannon.
+ * `vus` keep-alive connections all hammer `POST /api/buy`, each request with its own buyer, until
+ * `requests` answers (or `durationMs`) are done. Every answer is classified by status — 201 bought,
+ * 409 sold out, 423 busy, anything else (and every network error or timeout) an error — and
+ * latency percentiles are computed from every single answer (autocannon's histogram has no p95).
+ *
+ *   node load/driver.mjs --url http://127.0.0.1:3000 --vus 50 (--requests N | --duration-ms N)
+ *                        [--run ID --token TOKEN] [--quiet] [--timeout-ms N] [--max-ms N]
+ *
+ * With --run, it reports progress to the run API every ~500 ms and posts the summary when done;
+ * the app server spawns it that way for the dashboard's Run button, so it is plain ESM that
+ * needs nothing but Node ≥ 20 and autocannon.
+ */
+import { randomBytes } from "node:crypto";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+
+/** @typedef {{ requests: number, bought: number, soldOut: number, busy: number, errors: number }} Counts */
+/**
+ * What the completion call takes for the node tool (lib/validations/run.ts), exactly.
+ * @typedef {Counts & { tool: "node", durationMs: number, latencyMs: { p50: number, p95: number, p99: number, max: number } }} LoadSummary
+ */
+/**
+ * @typedef {object} LoadOptions
+ * @property {string} url Base URL of the store (nginx); only loopback addresses are accepted.
+ * @property {number} [vus] Concurrent connections. @default 50
+ * @property {number} [requests] Stop after this many answers (errors included). @default 200 when no durationMs
+ * @property {number} [durationMs] Stop after this long instead.
+ * @property {{ id: number, token: string }} [run] Report progress to and complete this run.
+ * @property {boolean} [quiet] No progress bar on stderr. @default false
+ * @property {number} [requestTimeoutMs] A request without an answer by then is an error. @default 30000
+ * @property {number} [maxMs] Hard safety stop, whatever happens. @default durationMs + 30 s, or 5 min
+ * @property {number} [progressIntervalMs] @default 500
+ * @property {string} [buyerPrefix] @default "node-<run id or random>"
+ * @property {(counts: Counts & { elapsedMs: number }) => void} [onProgress]
+ * @property {NodeJS.WritableStream} [progressStream] @default process.stderr
+ * @property {AbortSignal} [signal] Stop early (Ctrl-C) and still summarise — and complete the run.
+ */
+
+export const DEFAULT_LOAD_OPTIONS = Object.freeze({
+  vus: 50,
+  requests: 200,
+  requestTimeoutMs: 30_000,
+  progressIntervalMs: 500,
+  quiet: false,
+});
+
+/** Connection errors and timeouts after which the target is clearly down: stop instead of spinning. */
+const BAILOUT_ERRORS = 1_000;
+const API_TIMEOUT_MS = 10_000;
+const BAR_WIDTH = 20;
+
+export class CompletionError extends Error {
+  /** @param {string} message @param {LoadSummary} summary */
+  constructor(message, summary) {
+    super(message);
+    this.name = "CompletionError";
+    this.summary = summary;
+  }
+}
+
+const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"];
+
+/**
+ * Load goes to this machine only, unless LOAD_ALLOWED_HOSTS (comma-separated host names) names
+ * the target — e.g. `nginx` when the driver runs inside docker-compose.
+ * @param {string} url
+ */
+function assertLoadTarget(url) {
+  const { hostname, protocol } = new URL(url);
+  if (protocol !== "http:" && protocol !== "https:") throw new Error(`--url must be http(s): ${url}`);
+  const allowed = (process.env.LOAD_ALLOWED_HOSTS ?? "").split(",").map((host) => host.trim()).filter(Boolean);
+  if (![...LOOPBACK_HOSTS, ...allowed].includes(hostname)) {
+    throw new Error(`load goes to 127.0.0.1 only; refusing ${hostname} (list it in LOAD_ALLOWED_HOSTS to allow it)`);
+  }
+}
+
+/** Nearest-rank percentile of an ascending array. */
+function percentile(sorted, p) {
+  if (sorted.length === 0) return 0;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+const round2 = (n) => Math.round(n * 100) / 100;
+
+/** @param {Float64Array} latencies @param {number} count */
+export function latencySummary(latencies, count) {
+  const sorted = Array.from(latencies.subarray(0, count)).sort((a, b) => a - b);
+  return {
+    p50: round2(percentile(sorted, 50)),
+    p95: round2(percentile(sorted, 95)),
+    p99: round2(percentile(sorted, 99)),
+    max: round2(sorted.length ? sorted[sorted.length - 1] : 0),
+  };
+}
+
+/** @param {string} baseUrl @param {{ id: number, token: string }} run @param {string} action @param {object} body */
+async function postRun(baseUrl, run, action, body) {
+  const response = await fetch(new URL(`/api/admin/runs/${run.id}/${action}`, baseUrl), {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-run-token": run.token },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(API_TIMEOUT_MS),
+  });
+  if (!response.ok) {
+    const text = await response.text().catch(() => "");
+    const error = new Error(`${action} for run ${run.id} answered ${response.status}: ${text.slice(0, 300)}`);
+    error.status = response.status;
+    throw error;
+  }
+  return response;
+}
+
+/** @param {Counts} counts @param {{ total?: number, elapsedMs: number, durationMs?: number }} goal */
+export function progressLine(counts, goal) {
+  const fraction = goal.total
+    ? counts.requests / goal.total
+    : goal.durationMs
+      ? goal.elapsedMs / goal.durationMs
+      : 0;
+  const filled = Math.max(0, Math.min(BAR_WIDTH, Math.round(fraction * BAR_WIDTH)));
+  const bar = `[${"#".repeat(filled)}${".".repeat(BAR_WIDTH - filled)}]`;
+  const amount = goal.total
+    ? `${counts.requests}/${goal.total} req`
+    : `${(goal.elapsedMs / 1000).toFixed(1)}/${((goal.durationMs ?? 0) / 1000).toFixed(1)} s  ${counts.requests} req`;
+  return `${bar} ${amount}  bought ${counts.bought}  sold out ${counts.soldOut}  busy ${counts.busy}  errors ${counts.errors}`;
+}
+
+/**
+ * Runs the spike and resolves with the summary. With `run`, also reports progress and completes
+ * the run; a failed completion rejects with a CompletionError that carries the summary.
+ * @param {LoadOptions} input
+ * @returns {Promise<LoadSummary>}
+ */
+export async function runLoad(input) {
+  const given = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
+  const options = { ...DEFAULT_LOAD_OPTIONS, ...given };
+  assertLoadTarget(options.url);
+  const vus = Math.trunc(options.vus);
+  if (!(vus >= 1)) throw new Error("vus must be at least 1");
+  const durationMs = options.durationMs === undefined ? undefined : Math.trunc(options.durationMs);
+  if (durationMs !== undefined && !(durationMs > 0)) throw new Error("durationMs must be positive");
+  const total = durationMs === undefined ? Math.trunc(options.requests) : undefined;
+  if (total !== undefined && !(total >= 1)) throw new Error("requests must be at least 1");
+  const maxMs = options.maxMs ?? (durationMs !== undefined ? durationMs + 30_000 : 5 * 60_000);
+  const run = options.run;
+  const buyerPrefix = options.buyerPrefix ?? `node-${run ? `r${run.id}` : randomBytes(4).toString("hex")}`;
+  const progressStream = options.progressStream ?? process.stderr;
+  const tty = Boolean(progressStream.isTTY);
+
+  const counts = { requests: 0, bought: 0, soldOut: 0, busy: 0, errors: 0 };
+  // Preallocated so a long run does not churn the heap; grows by doubling when needed.
+  let latencies = new Float64Array(total ?? 16_384);
+  let answered = 0;
+  let buyerSeq = 0;
+  let connectionErrors = 0;
+
+  const count = (kind) => {
+    counts[kind] += 1;
+    counts.requests += 1;
+  };
+  const recordLatency = (ms) => {
+    if (answered === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[answered++] = ms;
+  };
+
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+
+  let finish;
+  const finished = new Promise((resolve, reject) => {
+    finish = (error, result) => (error ? reject(error) : resolve(result));
+  });
+  const instance = autocannon(
+    {
+      url: new URL("/api/buy", options.url).href,
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      // A fixed amount splits evenly over the connections and cannot be smaller than their count.
+      connections: total !== undefined ? Math.min(vus, total) : vus,
+      ...(total !== undefined ? { amount: total } : { duration: durationMs / 1000 }),
+      // autocannon checks its stop flag once per sample interval: keep the overshoot small.
+      sampleInt: 100,
+      timeout: options.requestTimeoutMs / 1000,
+      bailout: BAILOUT_ERRORS,
+      requests: [
+        {
+          setupRequest(request) {
+            request.body = JSON.stringify({ buyer: `${buyerPrefix}-${buyerSeq++}` });
+            return request;
+          },
+        },
+      ],
+    },
+    (error, result) => finish(error, result),
+  );
+
+  instance.on("response", (_client, statusCode, _resBytes, responseTime) => {
+    recordLatency(responseTime);
+    if (statusCode === 201) count("bought");
+    else if (statusCode === 409) count("soldOut");
+    else if (statusCode === 423) count("busy");
+    else count("errors");
+  });
+  instance.on("reqError", () => {
+    connectionErrors += 1;
+    count("errors");
+  });
+
+  let stopReason;
+  const stop = (reason) => {
+    if (stopReason) return;
+    stopReason = reason;
+    instance.stop();
+  };
+
+  // Progress: the bar on stderr, and (with a run) the run API — one report in flight at most.
+  let reporting = false;
+  let lastLineAt = 0;
+  const tick = () => {
+    const elapsedMs = elapsed();
+    const snapshot = { ...counts, elapsedMs: Math.round(elapsedMs) };
+    options.onProgress?.(snapshot);
+    if (!options.quiet && (tty || elapsedMs - lastLineAt >= 1000)) {
+      lastLineAt = elapsedMs;
+      const line = progressLine(counts, { total, durationMs, elapsedMs });
+      progressStream.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
+    }
+    if (run && !reporting) {
+      reporting = true;
+      postRun(options.url, run, "progress", snapshot)
+        .catch((error) => {
+          // The run was failed or finished elsewhere (abandoned, cancelled): no point going on.
+          if ([401, 403, 404, 409].includes(error.status)) stop(`the run API refused progress (${error.status})`);
+        })
+        .finally(() => {
+          reporting = false;
+        });
+    }
+  };
+  const progressTimer = setInterval(tick, options.progressIntervalMs);
+
+  const safetyTimer = setTimeout(() => stop(`safety timeout after ${maxMs} ms`), maxMs);
+  const onAbort = () => stop("interrupted");
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    // If autocannon itself hangs after a stop, give up on it rather than on the run.
+    let lastResort;
+    await Promise.race([
+      finished,
+      new Promise((resolve) => {
+        lastResort = setTimeout(resolve, maxMs + 10_000);
+      }),
+    ]).finally(() => clearTimeout(lastResort));
+  } finally {
+    clearTimeout(safetyTimer);
+    clearInterval(progressTimer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+  if (connectionErrors >= BAILOUT_ERRORS && !stopReason) stopReason = `${connectionErrors} connection errors or timeouts`;
+
+  const durationMsDone = Math.max(1, Math.round(elapsed()));
+  if (!options.quiet) {
+    const line = progressLine(counts, { total, durationMs, elapsedMs: Math.min(durationMsDone, durationMs ?? durationMsDone) });
+    progressStream.write(tty ? `\r\x1b[2K${line}\n` : `${line}\n`);
+    if (stopReason) progressStream.write(`stopped early: ${stopReason}\n`);
+  }
+
+  /** @type {LoadSummary} */
+  const summary = {
+    tool: "node",
+    requests: counts.requests,
+    bought: counts.bought,
+    soldOut: counts.soldOut,
+    busy: counts.busy,
+    errors: counts.errors,
+    durationMs: durationMsDone,
+    latencyMs: latencySummary(latencies, answered),
+  };
+  if (run) {
+    try {
+      await postRun(options.url, run, "complete", summary);
+    } catch (error) {
+      throw new CompletionError(`could not complete run ${run.id}: ${error.message}`, summary);
+    }
+  }
+  return summary;
+}
+
+const USAGE = `usage: node load/driver.mjs --url http://127.0.0.1:3000 --vus 50 (--requests N | --duration-ms N)
+                          [--run ID --token TOKEN] [--quiet] [--timeout-ms N] [--max-ms N]`;
+
+/** @param {string[]} argv */
+export function parseCliArgs(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      url: { type: "string", default: "http://127.0.0.1:3000" },
+      vus: { type: "string", default: String(DEFAULT_LOAD_OPTIONS.vus) },
+      requests: { type: "string" },
+      "duration-ms": { type: "string" },
+      run: { type: "string" },
+      token: { type: "string" },
+      quiet: { type: "boolean", default: false },
+      "timeout-ms": { type: "string" },
+      "max-ms": { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) return { help: true };
+  const int = (name, value) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${value}`);
+    return n;
+  };
+  if (values.requests !== undefined && values["duration-ms"] !== undefined) {
+    throw new Error("give either --requests or --duration-ms, not both");
+  }
+  if ((values.run === undefined) !== (values.token === undefined)) throw new Error("--run and --token go together");
+  return {
+    url: values.url,
+    vus: int("vus", values.vus),
+    requests: int("requests", values.requests),
+    durationMs: int("duration-ms", values["duration-ms"]),
+    run: values.run !== undefined ? { id: int("run", values.run), token: values.token } : undefined,
+    quiet: values.quiet,
+    requestTimeoutMs: int("timeout-ms", values["timeout-ms"]),
+    maxMs: int("max-ms", values["max-ms"]),
+  };
+}
+
+async function main() {
+  let options;
+  try {
+    options = parseCliArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(`${error.message}\n${USAGE}`);
+    return 2;
+  }
+  if (options.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  // Ctrl-C stops the load early but still completes the run with what was measured; a second
+  // Ctrl-C kills the driver outright.
+  const interrupt = new AbortController();
+  process.once("SIGINT", () => interrupt.abort());
+  process.once("SIGTERM", () => interrupt.abort());
+  try {
+    const summary = await runLoad({ ...options, signal: interrupt.signal });
+    console.log(JSON.stringify(summary));
+    return 0;
+  } catch (error) {
+    if (error instanceof CompletionError) console.log(JSON.stringify(error.summary));
+    console.error(error instanceof Error ? error.message : error);
+    return 1;
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  main().then((code) => {
+    process.exitCode = code;
+    // Normally the process ends on its own here; this only cuts short a load client that hangs.
+    setTimeout(() => process.exit(code), 2_000).unref();
+  });
+}

@@ -1,0 +1,169 @@
+/*
+ * Lock Lab flash-sale spike for k6 (v0.45+). Every VU hammers POST /api/buy with its own buyer per
+ * request and classifies each answer: 201 bought, 409 sold out, 423 busy, anything else an error.
+ * Plain ES2019 on purpose — no `?.`, `??`, object spread or class fields — so stock k6 runs it.
+ *
+ *   k6 run -e VUS=300 -e DURATION=20s load/flash-sale.js
+ *   k6 run -e VUS=50 -e ITERATIONS=2000 -e RUN_ID=7 -e RUN_TOKEN=… load/flash-sale.js
+ *
+ * With RUN_ID and RUN_TOKEN, handleSummary posts k6's summary data to the run API, which reads the
+ * purchase_* metrics below (lib/runs/k6-summary.ts) — keep their names in step with it.
+ */
+import { check } from "k6";
+import http from "k6/http";
+import { Counter, Trend } from "k6/metrics";
+
+var BASE_URL = (__ENV.BASE_URL || "http://127.0.0.1:3000").replace(/\/+$/, "");
+var VUS = positiveInt(__ENV.VUS, 50);
+var ITERATIONS = __ENV.ITERATIONS ? positiveInt(__ENV.ITERATIONS, 0) : 0;
+var DURATION = __ENV.DURATION || "20s";
+var RUN_ID = __ENV.RUN_ID || "";
+var RUN_TOKEN = __ENV.RUN_TOKEN || "";
+var REQUEST_TIMEOUT = __ENV.REQUEST_TIMEOUT || "30s";
+
+var purchaseRequests = new Counter("purchase_requests");
+var purchaseBought = new Counter("purchase_bought");
+var purchaseSoldOut = new Counter("purchase_sold_out");
+var purchaseBusy = new Counter("purchase_busy");
+var purchaseErrors = new Counter("purchase_errors");
+var purchaseDuration = new Trend("purchase_duration", true);
+
+function positiveInt(raw, fallback) {
+  if (raw === undefined || raw === "") return fallback;
+  var n = Number(raw);
+  if (!(n >= 1) || Math.floor(n) !== n) throw new Error("expected a positive integer, got " + raw);
+  return n;
+}
+
+// A fixed amount of purchases shared by all VUs, or all VUs buying for a fixed time.
+var spike = ITERATIONS
+  ? { executor: "shared-iterations", vus: Math.min(VUS, ITERATIONS), iterations: ITERATIONS, maxDuration: "5m" }
+  : { executor: "constant-vus", vus: VUS, duration: DURATION };
+spike.gracefulStop = "10s";
+
+export var options = {
+  scenarios: { spike: spike },
+  // Sold out and busy are the answers a flash sale is supposed to give, not failures.
+  thresholds: {
+    checks: ["rate>0.95"],
+    purchase_duration: ["p(95)<5000"],
+  },
+  summaryTrendStats: ["avg", "min", "med", "max", "p(50)", "p(95)", "p(99)"],
+  noConnectionReuse: false,
+};
+
+http.setResponseCallback(http.expectedStatuses(201, 409, 423));
+
+function bodyOf(response) {
+  try {
+    var parsed = JSON.parse(response.body);
+    return parsed && typeof parsed === "object" ? parsed : {};
+  } catch (error) {
+    return {};
+  }
+}
+
+export default function () {
+  var response = http.post(BASE_URL + "/api/buy", JSON.stringify({ buyer: "vu-" + __VU + "-" + __ITER }), {
+    headers: { "content-type": "application/json", accept: "application/json" },
+    tags: { name: "POST /api/buy" },
+    timeout: REQUEST_TIMEOUT,
+  });
+  var body = bodyOf(response);
+  var status = response.status;
+
+  var known = status === 201 || status === 409 || status === 423;
+  purchaseRequests.add(1);
+  purchaseDuration.add(response.timings.duration);
+  // Zeros too: k6 leaves a metric that never got a sample out of the summary entirely.
+  purchaseBought.add(status === 201 ? 1 : 0);
+  purchaseSoldOut.add(status === 409 ? 1 : 0);
+  purchaseBusy.add(status === 423 ? 1 : 0);
+  purchaseErrors.add(known ? 0 : 1);
+
+  check(response, {
+    "answer is bought, sold out or busy": function () {
+      return known;
+    },
+    "body says what the status says": function () {
+      if (status === 201) return body.status === "bought";
+      if (status === 409) return body.code === "sold_out";
+      if (status === 423) return body.code === "busy";
+      return false;
+    },
+  });
+}
+
+function metricValue(data, name, stat) {
+  var metric = data.metrics[name];
+  if (!metric || !metric.values || typeof metric.values[stat] !== "number") return 0;
+  return metric.values[stat];
+}
+
+function pad(text, width) {
+  text = String(text);
+  while (text.length < width) text += " ";
+  return text;
+}
+
+function ms(value) {
+  return value.toFixed(1) + " ms";
+}
+
+function textSummary(data, completion) {
+  var count = function (name) {
+    return metricValue(data, name, "count");
+  };
+  var seconds = data.state.testRunDurationMs / 1000;
+  var requests = count("purchase_requests");
+  var lines = [
+    "",
+    "Lock Lab flash sale — " + BASE_URL + "/api/buy",
+    "  " + pad("duration", 14) + seconds.toFixed(1) + " s",
+    "  " + pad("requests", 14) + requests + " (" + (seconds > 0 ? (requests / seconds).toFixed(1) : "0") + "/s)",
+    "  " + pad("bought", 14) + count("purchase_bought"),
+    "  " + pad("sold out", 14) + count("purchase_sold_out"),
+    "  " + pad("busy", 14) + count("purchase_busy"),
+    "  " + pad("errors", 14) + count("purchase_errors"),
+    "  " + pad("latency", 14) +
+      "p50 " + ms(metricValue(data, "purchase_duration", "p(50)")) +
+      "  p95 " + ms(metricValue(data, "purchase_duration", "p(95)")) +
+      "  p99 " + ms(metricValue(data, "purchase_duration", "p(99)")) +
+      "  max " + ms(metricValue(data, "purchase_duration", "max")),
+    "  " + pad("checks", 14) + (metricValue(data, "checks", "rate") * 100).toFixed(2) + " %",
+  ];
+  var names = Object.keys(data.metrics);
+  for (var i = 0; i < names.length; i++) {
+    var thresholds = data.metrics[names[i]].thresholds;
+    if (!thresholds) continue;
+    var expressions = Object.keys(thresholds);
+    for (var j = 0; j < expressions.length; j++) {
+      var ok = thresholds[expressions[j]].ok;
+      lines.push("  threshold " + (ok ? "ok     " : "CROSSED") + " " + names[i] + " " + expressions[j]);
+    }
+  }
+  if (completion) lines.push("  " + pad("run", 14) + completion);
+  lines.push("");
+  return lines.join("\n");
+}
+
+/** Posts the summary to the run (when there is one) and prints a short plain-text report. */
+export function handleSummary(data) {
+  var completion = "";
+  if (RUN_ID && RUN_TOKEN) {
+    var response = http.post(
+      BASE_URL + "/api/admin/runs/" + encodeURIComponent(RUN_ID) + "/complete",
+      JSON.stringify({ tool: "k6", k6Summary: data }),
+      {
+        headers: { "content-type": "application/json", "x-run-token": RUN_TOKEN },
+        timeout: "30s",
+        responseCallback: http.expectedStatuses(200),
+      }
+    );
+    completion =
+      response.status === 200
+        ? "run " + RUN_ID + " completed"
+        : "run " + RUN_ID + " NOT completed: " + response.status + " " + String(response.body).slice(0, 300);
+  }
+  return { stdout: textSummary(data, completion) };
+}

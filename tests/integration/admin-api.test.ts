@@ -1,0 +1,199 @@
+/**
+ * The admin API: without a session every route refuses (401 JSON) and changes nothing; with one,
+ * malformed config and run requests get field errors; cross-site mutations are refused; and a
+ * recorded k6 summary posted to the completion call lands in the run history with the server's
+ * own numbers.
+ */
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/lib/db";
+import { getConfig, resetConfig } from "@/lib/sale/config";
+import { adminFetch, signIn } from "../support/admin";
+import { PUBLIC_URL, blast, getSaleStats, prepareSale } from "../support/stack";
+
+const ADMIN_ROUTES: readonly [string, string, unknown?][] = [
+  ["GET", "/api/admin/config"],
+  ["PUT", "/api/admin/config", { strategy: "none" }],
+  ["POST", "/api/admin/config", { strategy: "none" }],
+  ["GET", "/api/admin/sale"],
+  ["POST", "/api/admin/sale", { initialStock: 1 }],
+  ["GET", "/api/admin/runs"],
+  ["POST", "/api/admin/runs", { strategy: "none", initialStock: 1, vus: 1, totalRequests: 1, start: true }],
+  ["GET", "/api/admin/runs/1"],
+  ["GET", "/api/admin/runs/1/export"],
+  ["POST", "/api/admin/runs/1/cancel"],
+  ["GET", "/api/admin/runs/export"],
+  ["POST", "/api/admin/runs/1/progress", { requests: 1, bought: 1, soldOut: 0, busy: 0, errors: 0, elapsedMs: 1 }],
+  ["POST", "/api/admin/runs/1/complete", { tool: "node", requests: 1, bought: 1, soldOut: 0, busy: 0, errors: 0, durationMs: 1, latencyMs: { p50: 1, p95: 1, p99: 1 } }],
+];
+
+let cookie: string;
+
+beforeAll(async () => {
+  await prepareSale({ strategy: "token-lua", workMs: 0 }, 20);
+  cookie = await signIn();
+});
+afterAll(() => resetConfig());
+
+async function snapshot() {
+  const [config, sale, runs] = await Promise.all([getConfig(), getSaleStats(), getDb().run.count()]);
+  return { config, saleId: sale.id, stock: sale.remaining, orders: sale.orders, runs };
+}
+
+describe("without a session", () => {
+  it.each(ADMIN_ROUTES)("%s %s → 401 JSON, and nothing changes", async (method, path, body) => {
+    const before = await snapshot();
+    const response = await adminFetch(null, method, path, body);
+    expect(response.status).toBe(401);
+    expect(response.json.code).toBe("unauthorized");
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("a forged or expired cookie is refused too", async () => {
+    const forged = await adminFetch("locklab_admin=v1.99999999999999.bm90LWEtc2lnbmF0dXJl", "GET", "/api/admin/config");
+    expect(forged.status).toBe(401);
+    const expired = await adminFetch(`locklab_admin=v1.1.${cookie.split(".")[2]}`, "GET", "/api/admin/config");
+    expect(expired.status).toBe(401);
+  });
+
+  it("/admin pages redirect to sign-in", async () => {
+    for (const path of ["/admin", "/admin/runs/1", "/admin/lab"]) {
+      const response = await adminFetch(null, "GET", path);
+      expect([302, 303, 307, 308]).toContain(response.status);
+      expect(response.headers.get("location")).toContain("/admin/login");
+    }
+  });
+});
+
+describe("sign-in", () => {
+  it("refuses a wrong password with 401 invalid_password and sets no cookie", async () => {
+    const response = await adminFetch(null, "POST", "/api/admin/session", { password: "not-the-password" });
+    expect(response.status).toBe(401);
+    expect(response.json.code).toBe("invalid_password");
+    expect(response.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("sets an httpOnly, SameSite=Strict session cookie", async () => {
+    const response = await fetch(`${PUBLIC_URL}/api/admin/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ password: process.env.ADMIN_PASSWORD }),
+    });
+    const setCookie = response.headers.get("set-cookie") ?? "";
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Strict/i);
+  });
+});
+
+describe("with a session", () => {
+  it("refuses a cross-site mutation (403) and changes nothing", async () => {
+    const before = await snapshot();
+    const response = await adminFetch(cookie, "PUT", "/api/admin/config", { strategy: "none" }, { origin: "http://evil.example" });
+    expect(response.status).toBe(403);
+    expect(response.json.code).toBe("cross_site_request");
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it.each([
+    [{ strategy: "zookeeper" }, "strategy"],
+    [{ lockTtlMs: 0 }, "lockTtlMs"],
+    [{ waitTimeoutMs: "soon" }, "waitTimeoutMs"],
+    [{ workMs: -5 }, "workMs"],
+    [{ colour: "red" }, "colour"],
+  ])("config %j → 422 with a field error on %s", async (body, field) => {
+    const before = await snapshot();
+    const response = await adminFetch(cookie, "PUT", "/api/admin/config", body);
+    expect(response.status).toBe(422);
+    expect(response.json.code).toBe("invalid_fields");
+    expect(Object.keys(response.json.fieldErrors as object).join(",")).toContain(field);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it.each([
+    [{ vus: 0 }, "vus"],
+    [{ vus: 10_000 }, "vus"],
+    [{ initialStock: -1 }, "initialStock"],
+    [{ durationMs: 1000, totalRequests: 10 }, "totalRequests"],
+    [{ tool: "jmeter" }, "tool"],
+    [{ strategy: "mutex" }, "strategy"],
+    [{ start: "yes" }, "start"],
+  ])("run %j → 422 with a field error on %s", async (body, field) => {
+    const before = await snapshot();
+    const response = await adminFetch(cookie, "POST", "/api/admin/runs", body);
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.json.fieldErrors as object)).toContain(field);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("malformed JSON → 400 and nothing changes", async () => {
+    const before = await snapshot();
+    const response = await adminFetch(cookie, "POST", "/api/admin/runs", "{not json");
+    expect(response.status).toBe(400);
+    expect(response.json.code).toBe("invalid_json");
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("an unknown run is 404", async () => {
+    expect((await adminFetch(cookie, "GET", "/api/admin/runs/99999999")).status).toBe(404);
+    expect((await adminFetch(cookie, "GET", "/api/admin/runs/abc")).status).toBe(404);
+  });
+
+  it("switching the strategy applies to both instances at once", async () => {
+    const response = await adminFetch(cookie, "PUT", "/api/admin/config", { strategy: "redlock" });
+    expect(response.status).toBe(200);
+    const seen = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      const stock = (await (await fetch(`${PUBLIC_URL}/api/stock`)).json()) as { strategy: string; instance: string };
+      expect(stock.strategy).toBe("redlock");
+      seen.add(stock.instance);
+    }
+    expect(seen.size).toBe(2);
+  });
+});
+
+describe("the k6 completion contract", () => {
+  it("a recorded k6 summary completes a run; orders and stock come from the server", async () => {
+    const created = await adminFetch(cookie, "POST", "/api/admin/runs", {
+      strategy: "token-lua", workMs: 0, initialStock: 30, tool: "k6", vus: 20, totalRequests: 60,
+    });
+    expect(created.status).toBe(201);
+    const run = created.json.run as { id: number };
+    const token = created.json.reportToken as string;
+
+    // Real purchases happen during the run (as k6 would make them)…
+    const load = await blast(PUBLIC_URL, 40);
+    expect(load.bought).toBe(30);
+    // …and the load tool reports progress with the run's token.
+    const progress = await adminFetch(null, "POST", `/api/admin/runs/${run.id}/progress`,
+      { requests: 40, bought: 30, soldOut: 10, busy: 0, errors: 0, elapsedMs: 900 }, { "x-run-token": token });
+    expect(progress.status).toBe(204);
+
+    const wrongToken = await adminFetch(null, "POST", `/api/admin/runs/${run.id}/complete`, { tool: "k6", k6Summary: {} }, { "x-run-token": "nope" });
+    expect(wrongToken.status).toBe(401);
+
+    // The recorded summary claims other figures (400 requests, 50 bought); the server's own count wins.
+    const k6Summary = JSON.parse(readFileSync("tests/fixtures/k6-summary.json", "utf8"));
+    const completed = await adminFetch(null, "POST", `/api/admin/runs/${run.id}/complete`, { tool: "k6", k6Summary }, { "x-run-token": token });
+    expect(completed.status).toBe(200);
+    const record = completed.json.run as Record<string, number | string>;
+    expect(record.status).toBe("completed");
+    expect(record.tool).toBe("k6");
+    expect(record.requests).toBe(k6Summary.metrics.purchase_requests.values.count);
+    expect(record.p95Ms).toBe(k6Summary.metrics.purchase_duration.values["p(95)"]);
+    expect(record.orders).toBe(30);
+    expect(record.remaining).toBe(0);
+    expect(record.oversell).toBe(0);
+    expect(record.verdict).toBe("PASS");
+
+    const again = await adminFetch(null, "POST", `/api/admin/runs/${run.id}/complete`, { tool: "k6", k6Summary }, { "x-run-token": token });
+    expect(again.status).toBe(401);
+
+    const csv = await adminFetch(cookie, "GET", "/api/admin/runs/export");
+    expect(csv.headers.get("content-type")).toContain("text/csv");
+    expect(csv.text.split("\n")[0]).toContain("oversell");
+    expect(csv.text).toContain(`\n${run.id},completed,`);
+    const exported = await adminFetch(cookie, "GET", `/api/admin/runs/${run.id}/export`);
+    expect(exported.json.id).toBe(run.id);
+    expect((exported.json.timeline as unknown[]).length).toBeGreaterThanOrEqual(2);
+  });
+});

@@ -1,0 +1,174 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCompleteSchema, runProgressSchema } from "@/lib/validations/run";
+import { CompletionError, latencySummary, parseCliArgs, progressLine, runLoad } from "../../load/driver.mjs";
+
+/**
+ * The built-in driver against a stand-in store on 127.0.0.1: a stock of N, then sold out, with
+ * every 7th buyer told "busy" — enough to check it counts every answer and talks to the run API.
+ */
+interface FakeStore {
+  url: string;
+  buyers: string[];
+  progress: Record<string, number>[];
+  completions: unknown[];
+  close: () => Promise<void>;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  let body = "";
+  for await (const chunk of request) body += chunk;
+  return body;
+}
+
+async function startFakeStore(stock: number, completeStatus = 200): Promise<FakeStore> {
+  const buyers: string[] = [];
+  const progress: Record<string, number>[] = [];
+  const completions: unknown[] = [];
+  let left = stock;
+  const send = (response: ServerResponse, status: number, payload: unknown) => {
+    response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(payload));
+  };
+  const server: Server = createServer(async (request, response) => {
+    const body = await readBody(request);
+    if (request.url === "/api/buy") {
+      const { buyer } = JSON.parse(body) as { buyer: string };
+      buyers.push(buyer);
+      if (buyers.length % 7 === 0) return send(response, 423, { code: "busy" });
+      if (buyers.length % 11 === 0) return send(response, 500, { code: "internal" });
+      if (left <= 0) return send(response, 409, { code: "sold_out" });
+      left -= 1;
+      return send(response, 201, { status: "bought" });
+    }
+    if (request.headers["x-run-token"] !== "tok") return send(response, 401, { code: "bad_token" });
+    if (request.url === "/api/admin/runs/9/progress") {
+      progress.push(JSON.parse(body) as Record<string, number>);
+      return response.writeHead(204).end();
+    }
+    if (request.url === "/api/admin/runs/9/complete") {
+      completions.push(JSON.parse(body));
+      return send(response, completeStatus, { run: { id: 9 } });
+    }
+    send(response, 404, { code: "not_found" });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    buyers,
+    progress,
+    completions,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const discard = () => new Writable({ write: (_chunk, _encoding, done) => done() });
+
+let store: FakeStore | undefined;
+afterEach(async () => {
+  await store?.close();
+  store = undefined;
+});
+
+describe("runLoad", () => {
+  it("sends exactly the requested amount, one buyer each, and classifies every answer", async () => {
+    store = await startFakeStore(20);
+    const summary = await runLoad({ url: store.url, vus: 8, requests: 120, quiet: true });
+
+    expect(store.buyers).toHaveLength(120);
+    expect(new Set(store.buyers).size).toBe(120);
+    for (const buyer of store.buyers) expect(buyer).toMatch(/^[A-Za-z0-9._@:-]{1,64}$/);
+    // Every 7th busy (17), every 11th that is not also a 7th an error (9), 20 bought, the rest sold out.
+    expect(summary).toMatchObject({ tool: "node", requests: 120, bought: 20, busy: 17, errors: 9, soldOut: 74 });
+    expect(summary.latencyMs.p50).toBeLessThanOrEqual(summary.latencyMs.p95);
+    expect(summary.latencyMs.p95).toBeLessThanOrEqual(summary.latencyMs.p99);
+    expect(summary.latencyMs.p99).toBeLessThanOrEqual(summary.latencyMs.max);
+    expect(summary.durationMs).toBeGreaterThan(0);
+  });
+
+  it("stops after a duration", async () => {
+    store = await startFakeStore(5);
+    const started = Date.now();
+    const summary = await runLoad({ url: store.url, vus: 4, durationMs: 600, quiet: true });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(summary.requests).toBeGreaterThan(0);
+    expect(summary.requests).toBe(summary.bought + summary.soldOut + summary.busy + summary.errors);
+  });
+
+  it("reports progress and completes the run with the node summary", async () => {
+    store = await startFakeStore(10);
+    const lines: string[] = [];
+    const summary = await runLoad({
+      url: store.url,
+      vus: 5,
+      durationMs: 1_300,
+      run: { id: 9, token: "tok" },
+      progressIntervalMs: 200,
+      progressStream: new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    });
+    expect(store.progress.length).toBeGreaterThanOrEqual(2);
+    // Exactly what the run API's own schemas accept.
+    for (const report of store.progress) expect(runProgressSchema.safeParse(report).success).toBe(true);
+    expect(store.completions).toEqual([summary]);
+    expect(runCompleteSchema.parse(summary)).toEqual(summary);
+    expect(lines.join("")).toMatch(/\[[#.]{20}\] .*bought \d+ {2}sold out \d+ {2}busy \d+ {2}errors \d+/);
+  });
+
+  it("rejects with the summary when the run API refuses the completion", async () => {
+    store = await startFakeStore(3, 409);
+    const failure = await runLoad({ url: store.url, vus: 2, requests: 10, run: { id: 9, token: "tok" }, progressStream: discard() }).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(CompletionError);
+    expect((failure as CompletionError).summary.requests).toBe(10);
+  });
+
+  it("counts a store that is not there as errors, and stops", async () => {
+    store = await startFakeStore(1);
+    const url = store.url;
+    await store.close();
+    store = undefined;
+    const summary = await runLoad({ url, vus: 2, requests: 6, quiet: true, maxMs: 5_000 });
+    expect(summary.errors).toBeGreaterThanOrEqual(6);
+    expect(summary.bought).toBe(0);
+  });
+
+  it("refuses to send load anywhere but this machine", async () => {
+    await expect(runLoad({ url: "http://example.com", requests: 1 })).rejects.toThrow(/127\.0\.0\.1/);
+  });
+});
+
+describe("driver helpers", () => {
+  it("computes nearest-rank percentiles", () => {
+    const latencies = Float64Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(latencySummary(latencies, 100)).toEqual({ p50: 50, p95: 95, p99: 99, max: 100 });
+    expect(latencySummary(new Float64Array(4), 0)).toEqual({ p50: 0, p95: 0, p99: 0, max: 0 });
+  });
+
+  it("draws the progress bar", () => {
+    const counts = { requests: 312, bought: 50, soldOut: 240, busy: 0, errors: 22 };
+    expect(progressLine(counts, { total: 500, elapsedMs: 1000 })).toBe(
+      "[############........] 312/500 req  bought 50  sold out 240  busy 0  errors 22",
+    );
+  });
+
+  it("parses the command line", () => {
+    expect(parseCliArgs(["--vus", "300", "--requests", "2000", "--run", "4", "--token", "t", "--quiet"])).toMatchObject({
+      url: "http://127.0.0.1:3000",
+      vus: 300,
+      requests: 2000,
+      run: { id: 4, token: "t" },
+      quiet: true,
+    });
+    expect(() => parseCliArgs(["--requests", "5", "--duration-ms", "100"])).toThrow(/either/);
+    expect(() => parseCliArgs(["--run", "4"])).toThrow(/together/);
+    expect(() => parseCliArgs(["--vus", "0"])).toThrow(/positive/);
+  });
+});
