@@ -4,6 +4,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(__dirname) } },
   test: {
+    // Integration and lab files share one real stack: run every file alone, project after project.
+    fileParallelism: false,
+    maxWorkers: 1,
     projects: [
       {
         extends: true,
@@ -17,6 +20,18 @@ export default defineConfig({
           // Every integration file drives the one shared stack (started by `npm test`): one at a time.
           fileParallelism: false,
           testTimeout: 120_000,
+          hookTimeout: 120_000,
+          globalSetup: ["tests/support/require-stack.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "lab",
+          include: ["tests/lab/**/*.test.ts"],
+          // Scenarios stop Redis nodes and kill app instances: never beside another test file.
+          fileParallelism: false,
+          testTimeout: 600_000,
           hookTimeout: 120_000,
           globalSetup: ["tests/support/require-stack.ts"],
         },

@@ -19,6 +19,7 @@ const CLIENT_OPTIONS = {
 interface RedisRegistry {
   nodes: Redis[];
   subscribers: (Redis | undefined)[];
+  watch?: Redis;
 }
 
 const globalForRedis = globalThis as unknown as { lockLabRedis?: RedisRegistry };
@@ -81,9 +82,19 @@ export async function connectRedisNodes(timeoutMs = 3000): Promise<void> {
   );
 }
 
+/** A connection of node 1 used only for WATCH/MULTI/EXEC (WATCH belongs to its connection). */
+export function getWatchConnection(): Redis {
+  const reg = registry();
+  if (!reg.watch) {
+    reg.watch = getRedis().duplicate();
+    reg.watch.on("error", () => {});
+  }
+  return reg.watch;
+}
+
 export async function closeRedis(): Promise<void> {
   const reg = globalForRedis.lockLabRedis;
   if (!reg) return;
   globalForRedis.lockLabRedis = undefined;
-  await Promise.allSettled([...reg.nodes, ...reg.subscribers].map((client) => client?.quit()));
+  await Promise.allSettled([...reg.nodes, ...reg.subscribers, reg.watch].map((client) => client?.quit()));
 }

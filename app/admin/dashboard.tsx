@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useMemo, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useMemo, useState, type FormEvent, type ReactNode } from "react";
 import type { RunRecord } from "@/lib/runs/runs";
 import type { SaleStats } from "@/lib/sale/sale";
 import type { LockConfig } from "@/lib/validations/config";
@@ -14,7 +14,8 @@ interface Props {
   initialSale: SaleStats;
   initialRuns: RunRecord[];
   activeRunId: number | null;
-  strategies: { name: string; safe: boolean }[];
+  strategies: { name: string; safe: boolean; lab: boolean }[];
+  faultsPanel: ReactNode;
 }
 
 async function send(method: string, url: string, body?: unknown) {
@@ -30,7 +31,7 @@ async function send(method: string, url: string, body?: unknown) {
 
 const numberOr = (value: FormDataEntryValue | null) => (value === null || value === "" ? undefined : Number(value));
 
-export function Dashboard({ initialConfig, initialSale, initialRuns, activeRunId, strategies }: Props) {
+export function Dashboard({ initialConfig, initialSale, initialRuns, activeRunId, strategies, faultsPanel }: Props) {
   const [config, setConfig] = useState(initialConfig);
   const [sale, setSale] = useState(initialSale);
   const [runs, setRuns] = useState(initialRuns);
@@ -148,6 +149,8 @@ export function Dashboard({ initialConfig, initialSale, initialRuns, activeRunId
         </div>
       </div>
 
+      {faultsPanel}
+
       <section className="card" aria-label="Current sale">
         <h2>Sale #{sale.id} <span className="strategy-badge">{sale.strategy}</span></h2>
         <div className="stats" data-testid="sale-stats">
@@ -166,7 +169,9 @@ export function Dashboard({ initialConfig, initialSale, initialRuns, activeRunId
           Strategy
           <select name="strategy" value={config.strategy} onChange={(e) => setConfig({ ...config, strategy: e.target.value as LockConfig["strategy"] })}>
             {strategies.map((strategy) => (
-              <option key={strategy.name} value={strategy.name}>{strategy.name}{strategy.safe ? "" : " (unsafe)"}</option>
+              <option key={strategy.name} value={strategy.name}>
+                {strategy.name}{strategy.safe ? "" : " (unsafe)"}{strategy.lab ? " — lab variant" : ""}
+              </option>
             ))}
           </select>
           {fieldError("strategy")}

@@ -53,6 +53,11 @@ class LocalQueue {
 
 const queues = new Map<string, LocalQueue>();
 
+/** True while someone in this process's line for `resource` waits behind the current holder. */
+export function hasLocalWaiters(resource: string): boolean {
+  return (queues.get(resource)?.length ?? 0) > 1;
+}
+
 /** Waits in this process's line for `resource`; resolves with the function that lets the next one in. */
 export function acquireLocal(resource: string, waitTimeoutMs: number): Promise<() => void> {
   let queue = queues.get(resource);

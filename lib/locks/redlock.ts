@@ -5,7 +5,7 @@ import { contend } from "./contend";
 import { withQueuedLock } from "./queued-lock";
 import { releaseChannel } from "./release-signal";
 import { ACQUIRED, lockScripts } from "./scripts";
-import { LockUnavailableError, type LockStrategy } from "./types";
+import { LockBusyError, LockUnavailableError, type LockStrategy } from "./types";
 
 /**
  * Redlock over N independent Redis masters: the token lock is requested on every node in
@@ -15,7 +15,10 @@ import { LockUnavailableError, type LockStrategy } from "./types";
  * caveats it keeps are node restarts without persistence, clock jumps and process pauses.
  */
 export interface RedlockSettings {
-  /** Give up on a node that has not answered within this time. @default 50 */
+  /**
+   * Give up on a node that has not answered within this time. Short next to the TTL, but not so
+   * short that event-loop lag under load reads as a dead node. @default 200
+   */
   readonly perNodeTimeoutMs: number;
   /** Clock drift allowance as a share of the TTL. @default 0.01 */
   readonly driftFactor: number;
@@ -26,7 +29,7 @@ export interface RedlockSettings {
 }
 
 export const DEFAULT_REDLOCK_SETTINGS: RedlockSettings = Object.freeze({
-  perNodeTimeoutMs: 50,
+  perNodeTimeoutMs: 200,
   driftFactor: 0.01,
   driftFixedMs: 2,
   retryJitterMs: 5,
@@ -36,12 +39,15 @@ const DOWN_STATUSES = new Set(["reconnecting", "close", "end"]);
 const FIRST_CONNECT_STATUSES = new Set(["wait", "connecting", "connect"]);
 const FIRST_CONNECT_TIMEOUT_MS = 1000;
 
-type NodeAnswer = { readonly ok: true; readonly value: number } | { readonly ok: false };
+type NodeAnswer =
+  | { readonly ok: true; readonly value: number }
+  /** `down`: the client knows the node is unreachable (not merely slow to answer). */
+  | { readonly ok: false; readonly down?: true };
 
 function ask(node: Redis, call: () => Promise<number>, timeoutMs: number): Promise<NodeAnswer> {
   // A node known to be down answers "no" at once instead of costing the full timeout; one still
   // making its first connection gets the connect timeout, not the per-node timeout.
-  if (DOWN_STATUSES.has(node.status)) return Promise.resolve({ ok: false });
+  if (DOWN_STATUSES.has(node.status)) return Promise.resolve({ ok: false, down: true });
   if (FIRST_CONNECT_STATUSES.has(node.status)) timeoutMs = Math.max(timeoutMs, FIRST_CONNECT_TIMEOUT_MS);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<NodeAnswer>((resolve) => {
@@ -52,6 +58,17 @@ function ask(node: Redis, call: () => Promise<number>, timeoutMs: number): Promi
     (): NodeAnswer => ({ ok: false }),
   );
   return Promise.race([answer, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function contendOrUnavailable(quorumLost: () => boolean, contending: () => Promise<void>): Promise<void> {
+  try {
+    await contending();
+  } catch (error) {
+    if (error instanceof LockBusyError && quorumLost()) {
+      throw new LockUnavailableError("too few Redis nodes answered in time for a Redlock quorum", { cause: error });
+    }
+    throw error;
+  }
 }
 
 export function createRedlock(settings: RedlockSettings = DEFAULT_REDLOCK_SETTINGS): LockStrategy {
@@ -74,9 +91,13 @@ export function createRedlock(settings: RedlockSettings = DEFAULT_REDLOCK_SETTIN
       };
 
       let validityMs = 0;
+      // Set when the last attempt failed because too few nodes answered (slow, not known down):
+      // running out of time then means "unavailable", not "busy".
+      let quorumLost = false;
       return withQueuedLock(resource, options, {
+        kind: `redlock:${options.ttlMs}`,
         async acquire(deadline) {
-          await contend(
+          await contendOrUnavailable(() => quorumLost, () => contend(
             { resource, deadline, waitTimeoutMs: options.waitTimeoutMs, nodeIndexes, jitterMs: settings.retryJitterMs },
             async () => {
               const startedAt = Date.now();
@@ -89,16 +110,17 @@ export function createRedlock(settings: RedlockSettings = DEFAULT_REDLOCK_SETTIN
               if (granted >= quorum && validityMs > 0) return { acquired: true };
 
               await releaseEverywhere();
-              const silent = answers.filter((answer) => !answer.ok).length;
-              if (silent > nodes.length - quorum) {
+              const silent = answers.filter((answer) => !answer.ok);
+              quorumLost = silent.length > nodes.length - quorum;
+              if (quorumLost && silent.every((answer) => !answer.ok && answer.down)) {
                 throw new LockUnavailableError(
-                  `${silent} of ${nodes.length} Redis nodes did not answer; Redlock needs ${quorum}`,
+                  `${silent.length} of ${nodes.length} Redis nodes are down; Redlock needs ${quorum}`,
                 );
               }
               const holderTtls = answers.flatMap((answer) => (answer.ok && answer.value >= 0 ? [answer.value] : []));
               return { acquired: false, holderTtlMs: holderTtls.length ? Math.min(...holderTtls) : options.ttlMs };
             },
-          );
+          ));
           return validityMs;
         },
         release: async () => (await releaseEverywhere()) >= quorum,

@@ -1,8 +1,26 @@
+import type { FaultDelays } from "../lab/faults";
+
 /**
  * The one interface every lock strategy implements, and the errors they share. Callers never
  * import a strategy file: they ask `getStrategy(name)` in ./registry.
  */
-export const STRATEGY_NAMES = ["none", "local", "setnx", "token-lua", "redlock", "pg-for-update", "atomic"] as const;
+/** The six strategies of the lesson, then `atomic` (no lock needed) and the pitfall lab's variants. */
+export const STRATEGY_NAMES = [
+  "none",
+  "local",
+  "setnx",
+  "token-lua",
+  "redlock",
+  "pg-for-update",
+  "atomic",
+  "setnx-no-expiry",
+  "token-get-del",
+  "token-watch",
+  "token-watchdog",
+  "token-fencing",
+  "token-reentrant",
+  "pg-nowait",
+] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
 export interface LockOptions {
@@ -12,17 +30,25 @@ export interface LockOptions {
   readonly waitTimeoutMs: number;
   /** Called when release finds the lock already expired or taken by someone else. */
   readonly onLockLost?: () => void;
+  /** Lab faults: delays at named points of the lock's own steps. */
+  readonly faults?: FaultDelays;
 }
 
 export interface HeldLock {
   /** Aborted when the strategy knows the lock is no longer held (TTL or validity elapsed). */
   readonly signal: AbortSignal;
+  /** When true the holder must stop before writing once `signal` aborts (watchdog renewal). */
+  readonly stopWhenLost?: boolean;
+  /** A number from a Redis counter, higher for every acquisition; the store refuses older ones. */
+  readonly fencingToken?: number;
 }
 
 export interface LockStrategy {
   readonly name: StrategyName;
   /** True when the strategy keeps stock honest across instances while work < TTL. */
   readonly safe: boolean;
+  /** A pitfall-lab variant (shown apart from the six strategies of the lesson). */
+  readonly lab?: boolean;
   /**
    * True when there is no lock at all because the stock update itself is atomic: the purchase
    * then takes a unit with one Lua decrement instead of the read-modify-write critical section.

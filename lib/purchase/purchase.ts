@@ -1,9 +1,10 @@
 import { getDb } from "../db";
 import { getEnv } from "../env";
 import { getStrategy } from "../locks/registry";
-import { LockBusyError, LockUnavailableError, type LockOptions, type LockStrategy } from "../locks/types";
+import { faultDelay, pauseBeforeWrite } from "../lab/faults";
+import { LockBusyError, LockLostError, LockUnavailableError, type HeldLock, type LockOptions, type LockStrategy } from "../locks/types";
 import { getRedis } from "../redis";
-import { getConfig } from "../sale/config";
+import { getActiveConfig } from "../sale/config";
 import { SKU, STOCK_KEY, saleCounterKeys } from "../sale/keys";
 import { getCurrentSale } from "../sale/sale";
 import type { BuyCreate } from "../validations/buy";
@@ -34,15 +35,18 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
   const instance = getEnv().APP_INSTANCE;
   const redis = getRedis();
 
-  const [config, sale] = await storeCall(() => Promise.all([getConfig(), getCurrentSale()]));
+  const [config, sale] = await storeCall(() => Promise.all([getActiveConfig(), getCurrentSale()]));
   const strategy = getStrategy(config.strategy);
-  const options = {
+  const options: LockOptions = {
     ttlMs: config.lockTtlMs,
     waitTimeoutMs: config.waitTimeoutMs,
     onLockLost: () => void redis.incr(saleCounterKeys(sale.id).lockLost).catch(() => {}),
+    faults: config.faults,
   };
 
-  const taken = await storeCall(() => takeUnit(strategy, sku, options, sale.id, config.workMs));
+  const taken = await storeCall(() =>
+    takeUnit(strategy, sku, options, sale.id, config.workMs, { instance, nestedLock: config.nestedLock }),
+  );
   if (!taken) throw new SoldOutError(sku);
 
   try {
@@ -72,26 +76,49 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
 /** What a strategy must offer to run the critical section (the registry's, or a benchmark peer). */
 export type UnitLock = Pick<LockStrategy, "withLock" | "lockFree">;
 
+export interface TakeUnitExtras {
+  /** Counted per instance in the holders gauge. @default APP_INSTANCE */
+  readonly instance?: string;
+  /** Lab (reentrancy): the critical section calls a helper that takes the same lock again. */
+  readonly nestedLock?: boolean;
+}
+
 /**
  * The lock and the Redis side of the critical section, without the order: under `lock`, read the
  * stock, work for `workMs`, write stock − 1 (or, lock-free, one atomic decrement). Resolves with
  * the stock seen and left, or undefined when sold out.
+ * @throws LockLostError when the holder learned it lost the lock before writing (watchdog), or a
+ *   fenced store refused it as stale: nothing was written, no unit was taken.
  */
-export function takeUnit(lock: UnitLock, sku: string, options: LockOptions, saleId: number, workMs: number) {
+export function takeUnit(lock: UnitLock, sku: string, options: LockOptions, saleId: number, workMs: number, extras: TakeUnitExtras = {}) {
   const redis = getRedis();
+  const instance = extras.instance ?? getEnv().APP_INSTANCE;
   if (lock.lockFree) return takeUnitAtomically(redis, saleId);
-  return lock.withLock(sku, options, async () => {
-    const section = await enterCriticalSection(redis, saleId);
+
+  const section = async (held: HeldLock) => {
+    const inside = await enterCriticalSection(redis, saleId, instance, held.fencingToken);
+    if (inside.stock === undefined) throw new LockLostError(sku);
+    const stock = inside.stock;
     let written: number | undefined;
+    let landed = true;
     try {
-      if (section.stock <= 0) return undefined;
+      if (stock <= 0) return undefined;
+      await faultDelay(options.faults, "in-critical-section");
       if (workMs > 0) await new Promise((resolve) => setTimeout(resolve, workMs));
-      written = section.stock - 1;
+      await pauseBeforeWrite(options.faults);
+      if (held.stopWhenLost && held.signal.aborted) throw new LockLostError(sku);
+      written = stock - 1;
     } finally {
-      await section.leave(written);
+      landed = await inside.leave(written);
     }
-    return { stockSeen: section.stock, stockLeft: written ?? section.stock };
-  });
+    if (written !== undefined && !landed) throw new LockLostError(sku);
+    return { stockSeen: stock, stockLeft: written ?? stock };
+  };
+
+  // The reentrancy lesson: a locked step that calls another locked step on the same resource.
+  return lock.withLock(sku, options, (held) =>
+    extras.nestedLock ? lock.withLock(sku, options, section) : section(held),
+  );
 }
 
 /** A Redis or Postgres server that is down or not answering becomes a 503, not a 500. */

@@ -8,4 +8,8 @@ export const saleCounterKeys = (saleId: number) => ({
   holders: `locklab:sale:${saleId}:holders`,
   peak: `locklab:sale:${saleId}:peak`,
   lockLost: `locklab:sale:${saleId}:lock-lost`,
+  /** Highest fencing token the store has accepted (token-fencing). */
+  fence: `locklab:sale:${saleId}:fence`,
+  staleRefused: `locklab:sale:${saleId}:stale-refused`,
+  fenceLog: `locklab:sale:${saleId}:fence-log`,
 });

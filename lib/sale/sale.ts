@@ -23,6 +23,10 @@ export interface SaleStats extends CurrentSale {
   readonly peakHolders: number;
   /** Releases that found the lock already expired or taken by another holder. */
   readonly locksLost: number;
+  /** Requests inside the critical section right now. */
+  readonly holdersNow: number;
+  /** Stale accesses a fenced store refused (token-fencing). */
+  readonly staleRefused: number;
 }
 
 /**
@@ -74,12 +78,13 @@ export async function getSaleStats(saleId?: number): Promise<SaleStats> {
   const current = await getCurrentSale();
   const sale = saleId === undefined || saleId === current.id ? current : await getPastSale(saleId);
   const keys = saleCounterKeys(sale.id);
-  const [orders, values, config] = await Promise.all([
+  const [orders, values, holders, config] = await Promise.all([
     getDb().order.count({ where: { saleId: sale.id } }),
-    getRedis().mget(STOCK_KEY, keys.peak, keys.lockLost),
+    getRedis().mget(STOCK_KEY, keys.peak, keys.lockLost, keys.staleRefused),
+    getRedis().hvals(keys.holders),
     getConfig(),
   ]);
-  const [stock, peak, lockLost] = values.map((value) => Number(value ?? 0)) as [number, number, number];
+  const [stock, peak, lockLost, staleRefused] = values.map((value) => Number(value ?? 0)) as [number, number, number, number];
   return {
     ...sale,
     strategy: config.strategy,
@@ -89,6 +94,8 @@ export async function getSaleStats(saleId?: number): Promise<SaleStats> {
     lostStock: Math.max(0, sale.initialStock - orders - stock),
     peakHolders: peak,
     locksLost: lockLost,
+    holdersNow: holders.reduce((sum, count) => sum + Number(count), 0),
+    staleRefused,
   };
 }
 

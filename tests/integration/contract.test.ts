@@ -24,6 +24,15 @@ function expectHonestSale(stats: Awaited<ReturnType<typeof getSaleStats>>, bough
 }
 
 const SAFE: readonly StrategyName[] = ["token-lua", "redlock", "pg-for-update", "atomic"];
+/** The pitfall lab's variants: with no fault injected and work well inside the TTL, all sell honestly. */
+const LAB_VARIANTS: readonly StrategyName[] = [
+  "setnx-no-expiry",
+  "token-get-del",
+  "token-watch",
+  "token-watchdog",
+  "token-fencing",
+  "token-reentrant",
+];
 
 describe.each(SAFE)("%s (safe)", (strategy) => {
   it(`sells exactly ${STOCK} to ${BUYERS} concurrent buyers through nginx, one holder at a time`, async () => {
@@ -31,6 +40,30 @@ describe.each(SAFE)("%s (safe)", (strategy) => {
     const result = await blast(PUBLIC_URL, BUYERS);
     expect(result.statuses).toEqual({ "201 bought": STOCK, "409 sold_out": BUYERS - STOCK });
     expectHonestSale(await getSaleStats(), result.bought);
+  });
+});
+
+describe.each(LAB_VARIANTS)("%s (lab variant, no fault injected)", (strategy) => {
+  it(`sells exactly ${STOCK} to ${BUYERS} concurrent buyers through nginx`, async () => {
+    await prepareSale({ strategy, workMs: WORK_MS, lockTtlMs: 5000, waitTimeoutMs: 30_000 }, STOCK);
+    const result = await blast(PUBLIC_URL, BUYERS);
+    expect(result.statuses).toEqual({ "201 bought": STOCK, "409 sold_out": BUYERS - STOCK });
+    expectHonestSale(await getSaleStats(), result.bought);
+  });
+});
+
+describe("pg-nowait (lab variant)", () => {
+  it("never oversells, and answers busy at once instead of queueing", async () => {
+    await prepareSale({ strategy: "pg-nowait", workMs: WORK_MS, waitTimeoutMs: 30_000 }, STOCK);
+    const result = await blast(PUBLIC_URL, BUYERS);
+    const stats = await getSaleStats();
+    expect(result.other + result.unavailable).toBe(0);
+    expect(result.busy).toBeGreaterThan(0);
+    expect(stats.orders).toBe(result.bought);
+    expect(stats.oversell).toBe(0);
+    expect(stats.lostStock).toBe(0);
+    expect(stats.orders + stats.remaining).toBe(STOCK);
+    expect(stats.peakHolders).toBe(1);
   });
 });
 
@@ -81,6 +114,6 @@ describe("setnx (SETNX + EXPIRE, DEL to unlock)", () => {
 });
 
 it("covers every strategy in the registry", () => {
-  const covered = new Set<StrategyName>([...SAFE, "none", "local", "setnx"]);
+  const covered = new Set<StrategyName>([...SAFE, ...LAB_VARIANTS, "pg-nowait", "none", "local", "setnx"]);
   expect([...covered].sort()).toEqual([...STRATEGY_NAMES].sort());
 });

@@ -1,0 +1,50 @@
+"use client";
+
+import { useCallback, useEffect, useState } from "react";
+import type { ActiveFaults } from "@/lib/lab/fault-actions";
+
+/** Every fault in force, always on screen while one is, with one button to undo them all. */
+export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
+  const [faults, setFaults] = useState(initial);
+  const [message, setMessage] = useState<string | null>(null);
+
+  const refresh = useCallback(async () => {
+    const response = await fetch("/api/admin/faults", { cache: "no-store" });
+    if (response.ok) setFaults((await response.json()).faults);
+  }, []);
+
+  useEffect(() => {
+    const timer = setInterval(refresh, 2000);
+    return () => clearInterval(timer);
+  }, [refresh]);
+
+  async function resetAll() {
+    setMessage("Resetting…");
+    const response = await fetch("/api/admin/lab/reset", { method: "POST", headers: { "content-type": "application/json" } });
+    const body = await response.json().catch(() => ({}));
+    if (response.ok) {
+      setFaults(body.faults);
+      setMessage("Everything is back to defaults.");
+    } else setMessage(body.message ?? `Reset failed (${response.status}).`);
+  }
+
+  const delays = Object.entries(faults.delays);
+  return (
+    <section className={`card faults${faults.any ? " active" : ""}`} aria-label="Faults" data-testid="faults-panel">
+      <div className="toolbar">
+        <h2>{faults.any ? "Faults in force" : "No faults in force"}</h2>
+        <button type="button" onClick={resetAll}>Reset everything</button>
+      </div>
+      {!faults.stackReachable && <p className="muted">The stack runner's control API does not answer: node and instance faults are unknown.</p>}
+      {faults.any && (
+        <ul>
+          {faults.stoppedRedisNodes.map((node) => <li key={`redis-${node}`}>Redis node {node} is stopped</li>)}
+          {faults.pausedApps.map((app) => <li key={`paused-${app}`}>{app} is paused</li>)}
+          {faults.stoppedApps.map((app) => <li key={`stopped-${app}`}>{app} is stopped</li>)}
+          {delays.map(([point, ms]) => <li key={point}>{ms} ms delay at <code>{point}</code></li>)}
+        </ul>
+      )}
+      {message && <p className="muted" role="status">{message}</p>}
+    </section>
+  );
+}

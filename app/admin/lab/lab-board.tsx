@@ -1,0 +1,103 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import type { LabRunRecord } from "@/lib/lab/lab-runs";
+import type { LabScenario } from "@/lib/lab/scenarios";
+
+export function LabBoard({ scenarios, activeLabRunId }: { scenarios: readonly LabScenario[]; activeLabRunId: number | null }) {
+  const [runs, setRuns] = useState<Record<string, LabRunRecord>>({});
+  const [watching, setWatching] = useState<number | null>(activeLabRunId);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (watching === null) return;
+    let stopped = false;
+    const poll = async () => {
+      const response = await fetch(`/api/admin/lab/runs/${watching}`, { cache: "no-store" });
+      if (stopped || !response.ok) return;
+      const labRun = (await response.json()).labRun as LabRunRecord;
+      setRuns((current) => ({ ...current, [labRun.scenarioId]: labRun }));
+      if (labRun.status !== "running") setWatching(null);
+    };
+    void poll();
+    const timer = setInterval(poll, 500);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [watching]);
+
+  async function run(scenario: LabScenario) {
+    setError(null);
+    const response = await fetch(`/api/admin/lab/scenarios/${scenario.id}/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+    });
+    const body = await response.json().catch(() => ({}));
+    if (response.status === 401) window.location.assign("/admin/login?next=/admin/lab");
+    if (!response.ok) {
+      setError(body.message ?? `The run was refused (${response.status}).`);
+      return;
+    }
+    setRuns((current) => ({ ...current, [String(scenario.id)]: body.labRun }));
+    setWatching(body.labRun.id);
+  }
+
+  return (
+    <div className="lab">
+      {error && <p className="notice error" role="alert">{error}</p>}
+      {scenarios.map((scenario) => {
+        const labRun = runs[String(scenario.id)];
+        const running = labRun?.status === "running";
+        return (
+          <article className="card scenario" key={String(scenario.id)} data-testid={`scenario-${scenario.id}`}>
+            <div className="toolbar">
+              <h2>{typeof scenario.id === "number" ? `${scenario.id}. ` : ""}{scenario.title}</h2>
+              <button type="button" className="primary" disabled={watching !== null} onClick={() => run(scenario)}>
+                {running ? "Running…" : "Run"}
+              </button>
+            </div>
+            <p><strong>Tried:</strong> {scenario.tried}</p>
+            <p><strong>Predict:</strong> {scenario.predict}</p>
+            <table className="cases">
+              <thead>
+                <tr><th>Case</th><th>Expected</th><th>Outcome</th><th>Oversell</th><th>Lost</th><th>Peak holders</th><th>Bought</th><th>Busy</th><th>Unavailable</th><th>Stale refused</th><th>Buys/s</th><th>PG conns</th></tr>
+              </thead>
+              <tbody>
+                {scenario.cases.map((labCase, index) => {
+                  const entry = labRun?.cases[index];
+                  const outcome = entry?.outcome;
+                  return (
+                    <tr key={labCase.id} data-testid={`case-${scenario.id}-${labCase.id}`}>
+                      <td>{labCase.label}</td>
+                      <td>{labCase.expect === "pitfall" ? "the pitfall appears" : "the fix holds"}</td>
+                      <td data-testid="verdict" className={outcome ? (outcome.pitfallAppeared ? "bad" : "good") : ""}>
+                        {outcome ? (
+                          <>
+                            {outcome.verdict}
+                            {outcome.observed.length > 0 && <span className="muted"> ({outcome.observed.join(", ")})</span>}
+                            {" "}{outcome.asExpected ? "✓ as predicted" : "✗ not as predicted"}
+                          </>
+                        ) : entry?.status === "running" ? "running…" : entry?.status === "error" ? `error: ${entry.error}` : entry ? "waiting" : "–"}
+                      </td>
+                      <td>{outcome?.oversell ?? "–"}</td>
+                      <td>{outcome?.lostStock ?? "–"}</td>
+                      <td>{outcome?.peakHolders ?? "–"}</td>
+                      <td>{outcome?.bought ?? "–"}</td>
+                      <td>{outcome?.busy ?? "–"}</td>
+                      <td>{outcome?.unavailable ?? "–"}</td>
+                      <td>{outcome?.staleRefused ?? "–"}</td>
+                      <td>{outcome?.purchasesPerSecond ?? "–"}</td>
+                      <td>{outcome?.maxPgConnections ?? "–"}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+            {labRun?.error && <p className="notice error">{labRun.error}</p>}
+          </article>
+        );
+      })}
+    </div>
+  );
+}

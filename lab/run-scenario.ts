@@ -1,0 +1,20 @@
+/**
+ * The lab's scenario runner process: `node --import tsx lab/run-scenario.ts <labRunId>`.
+ * Started by POST /api/admin/lab/scenarios/:id/run; a scenario may kill an app instance, so it
+ * never runs inside one.
+ */
+import { closeDb } from "../lib/db";
+import { runLabRun } from "../lib/lab/runner";
+import { closeRedis } from "../lib/redis";
+
+const labRunId = Number(process.argv[2]);
+
+runLabRun(labRunId)
+  .then((record) => {
+    console.log(JSON.stringify({ id: record.id, scenario: record.scenarioId, status: record.status, asExpected: record.asExpected }));
+  })
+  .catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => Promise.allSettled([closeDb(), closeRedis()]));

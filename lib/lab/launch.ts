@@ -1,0 +1,32 @@
+import { spawn } from "node:child_process";
+import { openSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { finishLabRun, getLabRun } from "./lab-runs";
+
+/**
+ * Starts the scenario runner for a lab run in its own process: a scenario may kill the very app
+ * instance that received the click, so it never runs inside one.
+ */
+export function launchLabRun(labRunId: number): void {
+  const log = openSync(path.join(tmpdir(), `lock-lab-lab-run-${labRunId}.log`), "a");
+  const child = spawn(process.execPath, ["--import", "tsx", path.join("lab", "run-scenario.ts"), String(labRunId)], {
+    cwd: process.cwd(),
+    stdio: ["ignore", log, log],
+    env: { ...process.env, NODE_OPTIONS: "" },
+    detached: true,
+  });
+  child.unref();
+  const fail = async (reason: string) => {
+    const record = await getLabRun(labRunId);
+    if (!record || record.status !== "running") return;
+    record.status = "failed";
+    record.error = reason;
+    record.finishedAt = new Date().toISOString();
+    await finishLabRun(record);
+  };
+  child.on("exit", (code) => {
+    if (code !== 0) void fail(`scenario runner exited with code ${code}`).catch(() => {});
+  });
+  child.on("error", (error) => void fail(`scenario runner could not start: ${error.message}`).catch(() => {}));
+}

@@ -1,0 +1,210 @@
+import { getDb } from "../db";
+import { getEnv } from "../env";
+import { getRedis, getRedisNodes } from "../redis";
+import { resetConfig, setNestedLock, updateConfig } from "../sale/config";
+import { SKU } from "../sale/keys";
+import { getSaleStats, resetSale } from "../sale/sale";
+import { burst, type BurstResult } from "./burst";
+import { clearFaults, setFault } from "./faults";
+import { finishLabRun, getLabRun, saveLabRun, type CaseOutcome, type LabRunRecord } from "./lab-runs";
+import { ALL_PITFALLS, findScenario, type LabCase, type LabStep, type Pitfall, type Via } from "./scenarios";
+import { getStackStatus, stackControl } from "./stack-control";
+
+/**
+ * Plays a scenario's cases on the real stack, one after the other, and records each outcome next
+ * to its expectation. Runs in its own process (see lab/run-scenario.ts), never inside an app
+ * instance: a case may kill one. After every case everything is put back.
+ */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const REQUEST_TIMEOUT_MS = 60_000;
+
+function baseUrl(via: Via): string {
+  const env = getEnv();
+  if (via === "nginx") return env.PUBLIC_URL;
+  const ports = (process.env.APP_PORTS ?? "3001,3002").split(",");
+  return `http://127.0.0.1:${ports[via === "app-1" ? 0 : 1]}`;
+}
+
+/** Puts the stack back: config and faults to defaults, every node started, every instance running. */
+export async function resetLab(): Promise<void> {
+  await resetConfig();
+  await clearFaults();
+  const before = await getStackStatus().catch(() => undefined);
+  await stackControl("/reset-faults");
+  const restarted = before?.redis.some((node) => !node.up) || before?.apps.some((app) => app.state !== "running");
+  // The app instances' clients reconnect to restarted nodes in the background.
+  if (restarted) await sleep(800);
+}
+
+async function waitUntil(what: "holder-inside" | "lock-held", timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ready = what === "lock-held"
+      ? (await getRedis().exists(`lock:${SKU}`)) === 1
+      : (await getSaleStats()).holdersNow > 0;
+    if (ready) return;
+    await sleep(20);
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+interface CaseState {
+  background: Promise<BurstResult>[];
+  loads: BurstResult[];
+  lastForeground?: BurstResult;
+  maxPgConnections: number;
+}
+
+async function runStep(step: LabStep, state: CaseState, prefix: string): Promise<void> {
+  switch (step.do) {
+    case "load": {
+      const running = burst(baseUrl(step.via), step.buyers, step.concurrency, REQUEST_TIMEOUT_MS, `${prefix}-${state.loads.length + state.background.length}`);
+      if (step.background) {
+        state.background.push(running.then((result) => (state.loads.push(result), result)));
+        return;
+      }
+      const result = await running;
+      state.loads.push(result);
+      state.lastForeground = result;
+      return;
+    }
+    case "await-load":
+      await Promise.all(state.background);
+      state.background = [];
+      return;
+    case "wait-until":
+      return waitUntil(step.what, step.timeoutMs);
+    case "kill-app":
+      await stackControl(`/apps/${step.app}/kill`);
+      return;
+    case "clear-faults":
+      return clearFaults();
+    case "stop-redis":
+      for (const node of step.nodes) await stackControl(`/redis/${node}/stop`);
+      return;
+    case "start-redis":
+      for (const node of step.nodes) await stackControl(`/redis/${node}/start`);
+      return;
+    case "jump-clock": {
+      const node = getRedisNodes()[step.node - 1];
+      if (!node) throw new Error(`no Redis node ${step.node}`);
+      await node.pexpire(`lock:${SKU}`, step.ms);
+      return;
+    }
+    case "sleep":
+      await sleep(step.ms);
+      return;
+  }
+}
+
+async function samplePgConnections(state: CaseState, stop: AbortSignal): Promise<void> {
+  while (!stop.aborted) {
+    const rows = await getDb()
+      .$queryRaw<{ count: bigint }[]>`SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database()`
+      .catch(() => [{ count: 0n }]);
+    state.maxPgConnections = Math.max(state.maxPgConnections, Number(rows[0]?.count ?? 0));
+    await sleep(100);
+  }
+}
+
+function percentile(values: number[], share: number): number {
+  if (!values.length) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
+}
+
+export async function runCase(labCase: LabCase, prefix: string): Promise<CaseOutcome> {
+  await resetLab();
+  await updateConfig({ strategy: labCase.strategy, lockTtlMs: labCase.lockTtlMs, waitTimeoutMs: labCase.waitTimeoutMs, workMs: labCase.workMs });
+  await setNestedLock(Boolean(labCase.nestedLock));
+  for (const fault of labCase.faults ?? []) await setFault(fault.point, fault.ms, fault.times);
+  await resetSale({ initialStock: labCase.initialStock });
+
+  const state: CaseState = { background: [], loads: [], maxPgConnections: 0 };
+  const sampling = new AbortController();
+  const sampler = samplePgConnections(state, sampling.signal);
+  try {
+    for (const step of labCase.steps) await runStep(step, state, prefix);
+    await Promise.all(state.background);
+  } finally {
+    sampling.abort();
+    await sampler;
+  }
+
+  const stats = await getSaleStats();
+  const total = (field: keyof Omit<BurstResult, "latenciesMs" | "durationMs">) => state.loads.reduce((sum, load) => sum + load[field], 0);
+  const last = state.lastForeground;
+  const observed: Pitfall[] = [];
+  if (stats.oversell > 0) observed.push("oversell");
+  if (stats.lostStock > 0) observed.push("lost-stock");
+  if (stats.peakHolders > 1) observed.push("two-holders");
+  // Deadlock: stock is left, yet the last wave of buyers bought nothing and was turned away busy.
+  if (last && stats.remaining > 0 && last.bought === 0 && last.busy > 0) observed.push("deadlock");
+  const watched = labCase.watch ?? ALL_PITFALLS;
+  const pitfallAppeared = observed.some((pitfall) => watched.includes(pitfall));
+  const buyers = state.loads.reduce((sum, load) => sum + load.bought + load.soldOut + load.busy + load.unavailable + load.lockLost + load.errors, 0);
+  const requirementsMet =
+    (!labCase.require?.allUnavailable || (total("unavailable") === buyers && stats.orders === 0 && stats.lostStock === 0))
+    && (!labCase.require?.staleRefused || stats.staleRefused > 0)
+    && (!labCase.require?.someBusy || total("busy") > 0);
+  const busiest = state.loads.reduce((a, b) => (b.bought > (a?.bought ?? -1) ? b : a), undefined as BurstResult | undefined);
+  return {
+    orders: stats.orders,
+    remaining: stats.remaining,
+    initialStock: stats.initialStock,
+    oversell: stats.oversell,
+    lostStock: stats.lostStock,
+    peakHolders: stats.peakHolders,
+    staleRefused: stats.staleRefused,
+    bought: total("bought"),
+    soldOut: total("soldOut"),
+    busy: total("busy"),
+    unavailable: total("unavailable"),
+    lockLost: total("lockLost"),
+    errors: total("errors"),
+    buyers,
+    purchasesPerSecond: busiest && busiest.durationMs > 0 ? Math.round((busiest.bought / busiest.durationMs) * 1000) : 0,
+    p50Ms: percentile(state.loads.flatMap((load) => load.latenciesMs), 0.5),
+    maxPgConnections: state.maxPgConnections,
+    observed,
+    pitfallAppeared,
+    verdict: pitfallAppeared ? "the pitfall appeared" : "the fix held",
+    asExpected: labCase.expect === "pitfall" ? pitfallAppeared : !pitfallAppeared && requirementsMet,
+  };
+}
+
+/** Plays every case of the lab run's scenario, saving progress after each; always resets at the end. */
+export async function runLabRun(labRunId: number): Promise<LabRunRecord> {
+  const record = await getLabRun(labRunId);
+  if (!record) throw new Error(`no lab run ${labRunId}`);
+  const scenario = findScenario(record.scenarioId);
+  try {
+    if (!scenario) throw new Error(`no scenario ${record.scenarioId}`);
+    for (const [index, labCase] of scenario.cases.entries()) {
+      const entry = record.cases[index]!;
+      entry.status = "running";
+      await saveLabRun(record);
+      try {
+        entry.outcome = await runCase(labCase, `lab${labRunId}-${labCase.id}`);
+        entry.status = "done";
+      } catch (error) {
+        entry.status = "error";
+        entry.error = (error as Error).message;
+      }
+      await saveLabRun(record);
+    }
+    record.status = "completed";
+    record.asExpected = record.cases.every((entry) => entry.outcome?.asExpected === true);
+  } catch (error) {
+    record.status = "failed";
+    record.error = (error as Error).message;
+    record.asExpected = false;
+  } finally {
+    await resetLab().catch((error) => {
+      record.error = `reset failed: ${(error as Error).message}`;
+    });
+    record.finishedAt = new Date().toISOString();
+    await finishLabRun(record);
+  }
+  return record;
+}

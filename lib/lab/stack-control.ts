@@ -1,0 +1,35 @@
+import { getEnv } from "../env";
+
+/**
+ * The stack runner's fault-control API (scripts/stack.mjs): stop/start Redis nodes, pause,
+ * resume or kill app instances, undo everything. Only admins reach it, through the app.
+ */
+export class StackControlError extends Error {
+  override name = "StackControlError";
+}
+
+export interface StackStatus {
+  redis: { index: number; addr: string; up: boolean; managed: boolean }[];
+  apps: { index: number; port: number; instance: string; state: string; pid?: number }[];
+  postgres: { up: boolean };
+  nginx: { up: boolean };
+}
+
+export async function stackControl<T = unknown>(path: string, method: "GET" | "POST" = "POST"): Promise<T> {
+  const env = getEnv();
+  let response: Response;
+  try {
+    response = await fetch(`${env.STACK_CONTROL_URL}${path}`, {
+      method,
+      headers: { "x-stack-token": env.STACK_CONTROL_TOKEN },
+      signal: AbortSignal.timeout(60_000),
+    });
+  } catch (error) {
+    throw new StackControlError(`the stack runner's control API does not answer (${(error as Error).message}); start the stack with npm run demo`);
+  }
+  const body = (await response.json().catch(() => ({}))) as T & { message?: string };
+  if (!response.ok) throw new StackControlError(`stack control ${path}: ${response.status} ${body.message ?? ""}`.trim());
+  return body;
+}
+
+export const getStackStatus = () => stackControl<StackStatus>("/status", "GET");

@@ -1,0 +1,51 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+import { getRedis } from "../redis";
+import { contend } from "./contend";
+import { withQueuedLock } from "./queued-lock";
+import { releaseChannel } from "./release-signal";
+import { ACQUIRED, lockScripts } from "./scripts";
+import type { LockStrategy } from "./types";
+
+/**
+ * Lab variant: a reentrant token lock, as Redisson does it — the lock is a hash {token: holds}.
+ * A holder that calls another locked step on the same resource takes it again (the count goes
+ * up) instead of waiting for itself; each release counts down and the last one deletes it.
+ */
+const holding = new AsyncLocalStorage<Map<string, string>>();
+
+export const tokenReentrant: LockStrategy = {
+  name: "token-reentrant",
+  safe: true,
+  async withLock(resource, options, critical) {
+    const redis = lockScripts(getRedis());
+    const key = `lock:${resource}`;
+    const channel = releaseChannel(resource);
+    const heldToken = holding.getStore()?.get(resource);
+    if (heldToken) {
+      // Already ours in this call chain: hold it once more, skipping the line we are at the head of.
+      if ((await redis.acquireReentrantLock(key, heldToken, options.ttlMs)) !== ACQUIRED) {
+        throw new Error(`the reentrant lock on ${resource} was lost by its own holder`);
+      }
+      try {
+        return await critical({ signal: new AbortController().signal });
+      } finally {
+        await redis.releaseReentrantLock(key, heldToken, channel, options.ttlMs).catch(() => 0);
+      }
+    }
+    const token = randomUUID();
+    return withQueuedLock(resource, options, {
+      kind: `token-reentrant:${options.ttlMs}`,
+      handOn: false,
+      async acquire(deadline) {
+        await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs }, async () => {
+          const answer = await redis.acquireReentrantLock(key, token, options.ttlMs);
+          if (answer === ACQUIRED) return { acquired: true };
+          return { acquired: false, holderTtlMs: answer < 0 ? Infinity : answer };
+        });
+        return options.ttlMs;
+      },
+      release: async () => (await redis.releaseReentrantLock(key, token, channel, options.ttlMs)) === 1,
+    }, (held) => holding.run(new Map([...(holding.getStore() ?? []), [resource, token]]), () => critical(held)));
+  },
+};

@@ -1,0 +1,92 @@
+/**
+ * Every pitfall-lab scenario, headless, through the same API the lab page's Run button uses.
+ * Each unsafe setting must show its pitfall in at least 95 % of repetitions (19 of 20), each fix
+ * must hold in all of them. `npm test` runs LAB_REPS=3 of each; `npm run test:lab` runs 20.
+ * After every scenario: no Redis node stopped, no instance paused, config back to defaults.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import type { LabRunRecord } from "@/lib/lab/lab-runs";
+import { SCENARIOS } from "@/lib/lab/scenarios";
+import { getConfig, getDefaultConfig, getActiveConfig } from "@/lib/sale/config";
+import { adminFetch, signIn } from "../support/admin";
+import { stackControl } from "../support/stack";
+
+const REPS = Number(process.env.LAB_REPS ?? 3);
+const PITFALL_SHARE = 0.95;
+const RUN_TIMEOUT_MS = 120_000;
+
+let cookie: string;
+beforeAll(async () => {
+  cookie = await signIn();
+});
+
+async function runScenario(id: string): Promise<LabRunRecord> {
+  const started = await adminFetch(cookie, "POST", `/api/admin/lab/scenarios/${id}/run`);
+  expect(started.status, JSON.stringify(started.json)).toBe(202);
+  const labRunId = (started.json.labRun as LabRunRecord).id;
+  const deadline = Date.now() + RUN_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const polled = await adminFetch(cookie, "GET", `/api/admin/lab/runs/${labRunId}`);
+    const labRun = polled.json.labRun as LabRunRecord;
+    if (labRun.status !== "running") return labRun;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`lab run ${labRunId} did not finish within ${RUN_TIMEOUT_MS} ms`);
+}
+
+async function expectEverythingBack() {
+  const status = (await stackControl("/status", "GET")) as { redis: { up: boolean }[]; apps: { state: string }[] };
+  expect(status.redis.every((node) => node.up)).toBe(true);
+  expect(status.apps.every((app) => app.state === "running")).toBe(true);
+  expect(await getConfig()).toEqual(getDefaultConfig());
+  const active = await getActiveConfig();
+  expect(active.faults).toEqual({});
+  expect(active.nestedLock).toBe(false);
+}
+
+describe.each(SCENARIOS.map((scenario) => [String(scenario.id), scenario] as const))("lab scenario %s", (id, scenario) => {
+  it(`${scenario.title}: pitfalls appear in ≥ ${Math.floor(REPS * PITFALL_SHARE)}/${REPS}, fixes hold in ${REPS}/${REPS}`, async () => {
+    const asExpected = new Map(scenario.cases.map((labCase) => [labCase.id, 0]));
+    const notes: string[] = [];
+    for (let rep = 0; rep < REPS; rep++) {
+      const labRun = await runScenario(id);
+      expect(labRun.status, labRun.error).toBe("completed");
+      for (const entry of labRun.cases) {
+        if (entry.outcome?.asExpected) asExpected.set(entry.id, (asExpected.get(entry.id) ?? 0) + 1);
+        else notes.push(`rep ${rep + 1} ${entry.id}: ${entry.error ?? JSON.stringify(entry.outcome)}`);
+      }
+      await expectEverythingBack();
+    }
+    for (const labCase of scenario.cases) {
+      const needed = labCase.expect === "pitfall" ? Math.floor(REPS * PITFALL_SHARE) : REPS;
+      expect(asExpected.get(labCase.id), `${labCase.id} (${labCase.expect}) as expected:\n${notes.join("\n")}`).toBeGreaterThanOrEqual(needed);
+    }
+  }, REPS * RUN_TIMEOUT_MS);
+});
+
+describe("lab reset", () => {
+  it("puts back every fault an instructor injected by hand", async () => {
+    for (const body of [
+      { action: "stop-redis", node: 2 },
+      { action: "set-delay", point: "in-critical-section", ms: 50 },
+    ]) {
+      expect((await adminFetch(cookie, "POST", "/api/admin/faults", body)).status).toBe(200);
+    }
+    await adminFetch(cookie, "PUT", "/api/admin/config", { strategy: "none", workMs: 9 });
+    const faults = await adminFetch(cookie, "GET", "/api/admin/faults");
+    expect(faults.json.faults).toMatchObject({ any: true, stoppedRedisNodes: [2], delays: { "in-critical-section": 50 } });
+
+    const reset = await adminFetch(cookie, "POST", "/api/admin/lab/reset");
+    expect(reset.status).toBe(200);
+    expect(reset.json.faults).toMatchObject({ any: false, stoppedRedisNodes: [], delays: {} });
+    await expectEverythingBack();
+  });
+
+  it("refuses bad fault requests with field errors and changes nothing", async () => {
+    for (const body of [{ action: "stop-redis", node: 0 }, { action: "set-delay", point: "nowhere", ms: 5 }, { action: "explode" }]) {
+      const response = await adminFetch(cookie, "POST", "/api/admin/faults", body);
+      expect(response.status).toBe(422);
+    }
+    await expectEverythingBack();
+  });
+});
