@@ -3,7 +3,7 @@ import { getEnv } from "../env";
 import { getRedis, getRedisNodes } from "../redis";
 import { resetConfig, setNestedLock, updateConfig } from "../sale/config";
 import { SKU } from "../sale/keys";
-import { getSaleStats, resetSale } from "../sale/sale";
+import { clearLocks, getSaleStats, resetSale } from "../sale/sale";
 import { burst, type BurstResult } from "./burst";
 import { clearFaults, setFault } from "./faults";
 import { finishLabRun, getLabRun, saveLabRun, type CaseOutcome, type LabRunRecord } from "./lab-runs";
@@ -31,6 +31,7 @@ export async function resetLab(): Promise<void> {
   await clearFaults();
   const before = await getStackStatus().catch(() => undefined);
   await stackControl("/reset-faults");
+  await clearLocks();
   const restarted = before?.redis.some((node) => !node.up) || before?.apps.some((app) => app.state !== "running");
   // The app instances' clients reconnect to restarted nodes in the background.
   if (restarted) await sleep(800);
@@ -125,8 +126,9 @@ export async function runCase(labCase: LabCase, prefix: string): Promise<CaseOut
   const sampler = samplePgConnections(state, sampling.signal);
   try {
     for (const step of labCase.steps) await runStep(step, state, prefix);
-    await Promise.all(state.background);
   } finally {
+    // Even when a step failed, no buyer of this case may still be in flight when the next starts.
+    await Promise.allSettled(state.background);
     sampling.abort();
     await sampler;
   }

@@ -44,8 +44,9 @@ function tokenLock(resource: string, options: LockOptions, variant: TokenLockVar
   let fencingToken: number | undefined;
   return {
     kind: `${variant.name}:${options.ttlMs}`,
-    // The lab's unlock variants must really unlock every time for their race to show.
-    handOn: variant.unlock === "lua",
+    // The lab's unlock variants must really unlock every time for their race to show, and every
+    // fenced write must carry a token of its own acquisition.
+    handOn: variant.unlock === "lua" && !variant.fencing && !variant.watchdog,
     async acquire(deadline) {
       await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs }, async () => {
         if (variant.fencing) {

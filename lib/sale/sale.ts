@@ -1,5 +1,5 @@
 import { getDb } from "../db";
-import { getRedis } from "../redis";
+import { getRedis, getRedisNodes } from "../redis";
 import { getConfig } from "./config";
 import { SALE_KEY, SKU, STOCK_KEY, saleCounterKeys } from "./keys";
 
@@ -39,12 +39,21 @@ export async function resetSale(options: { initialStock?: number } = {}): Promis
   const initialStock = options.initialStock ?? product.initialStock;
   const { strategy } = await getConfig();
   const sale = await db.sale.create({ data: { sku: SKU, initialStock, strategy } });
+  await clearLocks();
   await getRedis()
     .multi()
     .set(STOCK_KEY, initialStock)
     .hset(SALE_KEY, { id: sale.id, sku: SKU, initialStock })
     .exec();
   return { id: sale.id, sku: SKU, initialStock };
+}
+
+/**
+ * A new sale starts with no lock held: one left by a holder that crashed (a lock with no expiry
+ * never goes away by itself) is deleted on every node that answers.
+ */
+export async function clearLocks(): Promise<void> {
+  await Promise.allSettled(getRedisNodes().map((node) => node.del(`lock:${SKU}`)));
 }
 
 export async function getCurrentSale(): Promise<CurrentSale> {
