@@ -1,0 +1,33 @@
+/** Figures of one benchmark row. Latencies in ms; `starved`: buyers with no answer within the bound. */
+export interface RowResult {
+  readonly level: "in-process" | "http";
+  readonly label: string;
+  readonly buyers: number;
+  readonly windowMs: number;
+  readonly attempts: number;
+  readonly bought: number;
+  readonly busy: number;
+  readonly soldOut: number;
+  readonly errors: number;
+  readonly starved: number;
+  readonly purchasesPerSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly redisCommandsPerPurchase: number;
+  readonly peakHolders: number;
+  /** Purchases the stock does not account for: bought − (stock before − stock after). */
+  readonly lostUpdates: number;
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? 0;
+}
+
+export function latencyFigures(latencies: number[]) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0 };
+}
