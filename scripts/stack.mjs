@@ -812,8 +812,11 @@ function onAppExit(stack, app, handle, exit) {
     return;
   }
   app.state = 'stopped';
+  // A kill asked for through the control API (the lab's crash scenarios) is not a crash: only
+  // unexpected exits count towards giving up on an instance that keeps dying.
   const now = Date.now();
-  app.crashes = (app.crashes ?? []).filter((t) => now - t < 60_000).concat(now);
+  app.crashes = (app.crashes ?? []).filter((t) => now - t < 60_000);
+  if (!app.killRequested) app.crashes.push(now);
   if (app.crashes.length > 5) {
     warn(`${app.instance} exited (${exitDescription(exit)}) ${app.crashes.length} times in a minute; not restarting. Log ${handle.logFile}`);
     return;
