@@ -15,14 +15,17 @@ test("the lab lists the ladder; scenario 1 shows the pitfall, scenario 12 the fi
   }
   await expect(page.getByTestId("faults-panel")).toContainText("No faults in force");
 
+  // The page keeps each card's last outcome: first see this click start a new run.
   const first = page.getByTestId("scenario-1");
   await first.getByRole("button", { name: "Run" }).click();
+  await expect(first.getByTestId("verdict")).toContainText(/waiting|running/);
   await expect(first.getByTestId("verdict")).toContainText("the pitfall appeared", { timeout: 60_000 });
   await expect(first.getByTestId("verdict")).toContainText("as predicted");
 
   const last = page.getByTestId("scenario-12");
   await expect(last.getByRole("button", { name: "Run" })).toBeEnabled({ timeout: 30_000 });
   await last.getByRole("button", { name: "Run" }).click();
+  await expect(last.getByTestId("verdict")).toContainText(/waiting|running/);
   await expect(last.getByTestId("verdict")).toContainText("the fix held", { timeout: 60_000 });
   await expect(last.getByTestId("verdict")).toContainText("as predicted");
 });

@@ -1,6 +1,7 @@
 import { ZodError } from "zod";
 import { LockBusyError, LockLostError, LockUnavailableError } from "../locks/types";
 import { AdminNotConfiguredError } from "../auth/session";
+import { StackControlError } from "../lab/stack-control";
 import { SoldOutError, StoreUnavailableError, UnknownProductError } from "../purchase/errors";
 import { RunConflictError, RunNotFoundError, RunTokenError } from "../runs/errors";
 
@@ -56,6 +57,9 @@ export function errorResponse(error: unknown, extra: Record<string, unknown> = {
   if (error instanceof RunTokenError) return jsonError(401, { code: "unauthorized", message: error.message, ...extra });
   if (error instanceof AdminNotConfiguredError) {
     return jsonError(503, { code: "admin_not_configured", message: error.message, ...extra });
+  }
+  if (error instanceof StackControlError) {
+    return jsonError(503, { code: "stack_control_unavailable", message: error.message, ...extra });
   }
   if (error instanceof LockLostError) return jsonError(503, { code: "lock_lost", message: error.message, ...extra });
   console.error(error);

@@ -66,7 +66,18 @@ export async function createLabRun(scenarioId: string, cases: readonly LabCase[]
     cases: cases.map((labCase) => ({ id: labCase.id, label: labCase.label, expect: labCase.expect, status: "pending" })),
   };
   await saveLabRun(record);
+  await redis.set(lastKey(scenarioId), String(id), "EX", TTL_S);
   return record;
+}
+
+const lastKey = (scenarioId: string) => `locklab:lab:last:${scenarioId}`;
+
+/** The latest lab run of each scenario (for the lab page to show after a reload). */
+export async function getLastLabRuns(scenarioIds: readonly string[]): Promise<Record<string, LabRunRecord>> {
+  const redis = getRedis();
+  const ids = scenarioIds.length ? await redis.mget(scenarioIds.map(lastKey)) : [];
+  const runs = await Promise.all(ids.map((id) => (id ? getLabRun(Number(id)) : undefined)));
+  return Object.fromEntries(runs.flatMap((run) => (run ? [[run.scenarioId, run]] : [])));
 }
 
 export async function saveLabRun(record: LabRunRecord): Promise<void> {

@@ -4,8 +4,15 @@ import { useEffect, useState } from "react";
 import type { LabRunRecord } from "@/lib/lab/lab-runs";
 import type { LabScenario } from "@/lib/lab/scenarios";
 
-export function LabBoard({ scenarios, activeLabRunId }: { scenarios: readonly LabScenario[]; activeLabRunId: number | null }) {
-  const [runs, setRuns] = useState<Record<string, LabRunRecord>>({});
+interface Props {
+  scenarios: readonly LabScenario[];
+  activeLabRunId: number | null;
+  /** Each scenario's latest lab run, so outcomes survive a reload. */
+  lastRuns: Record<string, LabRunRecord>;
+}
+
+export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
+  const [runs, setRuns] = useState<Record<string, LabRunRecord>>(lastRuns);
   const [watching, setWatching] = useState<number | null>(activeLabRunId);
   const [error, setError] = useState<string | null>(null);
 

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { requireAdminPage } from "@/lib/auth/guard";
 import { getActiveFaults } from "@/lib/lab/fault-actions";
-import { getActiveLabRunId } from "@/lib/lab/lab-runs";
+import { getActiveLabRunId, getLastLabRuns } from "@/lib/lab/lab-runs";
 import { SCENARIOS } from "@/lib/lab/scenarios";
 import { FaultsPanel } from "../faults-panel";
 import { LabBoard } from "./lab-board";
@@ -10,7 +10,11 @@ export const dynamic = "force-dynamic";
 
 export default async function LabPage() {
   await requireAdminPage("/admin/lab");
-  const [faults, activeLabRunId] = await Promise.all([getActiveFaults(), getActiveLabRunId()]);
+  const [faults, activeLabRunId, lastRuns] = await Promise.all([
+    getActiveFaults(),
+    getActiveLabRunId(),
+    getLastLabRuns(SCENARIOS.map((scenario) => String(scenario.id))),
+  ]);
   return (
     <div className="dashboard">
       <div className="toolbar">
@@ -22,7 +26,7 @@ export default async function LabPage() {
         settings and faults, drives buyers through the real stack, and shows what happened next to the prediction.
       </p>
       <FaultsPanel initial={faults} />
-      <LabBoard scenarios={SCENARIOS} activeLabRunId={activeLabRunId ?? null} />
+      <LabBoard scenarios={SCENARIOS} activeLabRunId={activeLabRunId ?? null} lastRuns={lastRuns} />
     </div>
   );
 }
