@@ -8,6 +8,7 @@
  * prints what the run did to the stock. A FAIL verdict is the lesson, not a failure of this
  * command: it exits 0 whenever the run completed, non-zero only when the run could not be done.
  */
+import type { RunRecord } from "../lib/runs/runs";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -27,33 +28,6 @@ const USAGE = `usage: npm run load -- [--strategy ${STRATEGIES.join("|")}] [--vu
 
 class UsageError extends Error {
   override name = "UsageError";
-}
-
-interface RunRecord {
-  id: number;
-  status: string;
-  strategy: string;
-  knobs: { lockTtlMs: number; waitTimeoutMs: number; workMs: number };
-  tool: string;
-  vus: number;
-  durationMs: number | null;
-  totalRequests: number | null;
-  initialStock: number;
-  requests: number | null;
-  bought: number | null;
-  soldOut: number | null;
-  busy: number | null;
-  errors: number | null;
-  throughput: number | null;
-  p50Ms: number | null;
-  p95Ms: number | null;
-  p99Ms: number | null;
-  orders: number | null;
-  remaining: number | null;
-  oversell: number | null;
-  lostStock: number | null;
-  peakHolders: number | null;
-  verdict: "PASS" | "FAIL" | null;
 }
 
 interface Options {

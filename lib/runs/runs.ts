@@ -40,6 +40,18 @@ export function verdictOf(stats: Pick<SaleStats, "oversell" | "lostStock" | "pea
   return stats.oversell === 0 && stats.lostStock === 0 && stats.peakHolders <= 1 ? "PASS" : "FAIL";
 }
 
+/** The run's own numbers, always read from Redis and Postgres. */
+function invariantsOf(stats: SaleStats) {
+  return {
+    orders: stats.orders,
+    remaining: stats.remaining,
+    oversell: stats.oversell,
+    lostStock: stats.lostStock,
+    peakHolders: stats.peakHolders,
+    verdict: verdictOf(stats),
+  };
+}
+
 export async function startRun(input: RunCreate): Promise<{ run: RunRecord; reportToken: string }> {
   const db = getDb();
   const redis = getRedis();
@@ -167,12 +179,7 @@ export async function completeRun(id: number, token: string | null, body: RunCom
       p50Ms: summary.latencyMs.p50,
       p95Ms: summary.latencyMs.p95,
       p99Ms: summary.latencyMs.p99,
-      orders: stats.orders,
-      remaining: stats.remaining,
-      oversell: stats.oversell,
-      lostStock: stats.lostStock,
-      peakHolders: stats.peakHolders,
-      verdict: verdictOf(stats),
+      ...invariantsOf(stats),
       timeline: timeline as object[],
       summary: body.tool === "k6" ? (body.k6Summary as object) : (summary as object),
     },
@@ -193,14 +200,7 @@ export async function failRun(id: number, reason: string): Promise<void> {
       status: "failed",
       finishedAt: new Date(),
       summary: { error: reason },
-      ...(stats && {
-        orders: stats.orders,
-        remaining: stats.remaining,
-        oversell: stats.oversell,
-        lostStock: stats.lostStock,
-        peakHolders: stats.peakHolders,
-        verdict: verdictOf(stats),
-      }),
+      ...(stats && invariantsOf(stats)),
     },
   });
   const redis = getRedis();
