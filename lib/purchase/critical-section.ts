@@ -8,14 +8,19 @@ import { STOCK_KEY, saleCounterKeys } from "../sale/keys";
  * The stock write stays a blind `SET stock−1` of a value read earlier, exactly the
  * read-modify-write the lock must protect: fusing the counters saves round trips, not honesty.
  */
-export const ENTER_CRITICAL_SECTION = `
--- KEYS[1] holders per instance (hash); KEYS[2] peak holders; KEYS[3] stock; ARGV[1] instance
+/** Counts this holder in (per instance) and keeps the peak: KEYS[1] holders, KEYS[2] peak, ARGV[1] instance. */
+const COUNT_HOLDER_IN = `
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 local inside = 0
 for _, count in ipairs(redis.call('HVALS', KEYS[1])) do inside = inside + tonumber(count) end
 if inside > tonumber(redis.call('GET', KEYS[2]) or '0') then
   redis.call('SET', KEYS[2], inside)
 end
+`;
+
+export const ENTER_CRITICAL_SECTION = `
+-- KEYS[1] holders per instance (hash); KEYS[2] peak holders; KEYS[3] stock; ARGV[1] instance
+${COUNT_HOLDER_IN}
 return tonumber(redis.call('GET', KEYS[3]) or '0')
 `;
 
@@ -42,12 +47,7 @@ if tonumber(ARGV[2]) < tonumber(redis.call('GET', KEYS[4]) or '0') then
   return -1                          -- a newer holder has been here: refuse the stale reader
 end
 redis.call('SET', KEYS[4], ARGV[2])
-redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
-local inside = 0
-for _, count in ipairs(redis.call('HVALS', KEYS[1])) do inside = inside + tonumber(count) end
-if inside > tonumber(redis.call('GET', KEYS[2]) or '0') then
-  redis.call('SET', KEYS[2], inside)
-end
+${COUNT_HOLDER_IN}
 return tonumber(redis.call('GET', KEYS[3]) or '0')
 `;
 
