@@ -53,8 +53,13 @@ const ACTIVE_KEY = "locklab:lab:active";
 const key = (id: number) => `locklab:lab-run:${id}`;
 const TTL_S = 24 * 60 * 60;
 
+/** A load run holds the sale while it is in progress (see lib/runs/runs.ts). */
+const LOAD_RUN_ACTIVE_KEY = "locklab:run:active";
+
+/** Undefined when another lab run, or a load run, is using the stack. */
 export async function createLabRun(scenarioId: string, cases: readonly LabCase[]): Promise<LabRunRecord | undefined> {
   const redis = getRedis();
+  if (await redis.exists(LOAD_RUN_ACTIVE_KEY)) return undefined;
   const id = await redis.incr("locklab:lab-run:seq");
   // One lab run at a time: scenarios stop nodes and kill instances.
   if (!(await redis.set(ACTIVE_KEY, String(id), "EX", 600, "NX"))) return undefined;

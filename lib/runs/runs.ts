@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { getDb } from "../db";
+import { getActiveLabRunId } from "../lab/lab-runs";
 import { getRedis } from "../redis";
 import { updateConfig } from "../sale/config";
 import { getSaleStats, getStock, resetSale, tagSaleWithRun, type SaleStats } from "../sale/sale";
@@ -55,6 +56,10 @@ function invariantsOf(stats: SaleStats) {
 export async function startRun(input: RunCreate): Promise<{ run: RunRecord; reportToken: string }> {
   const db = getDb();
   const redis = getRedis();
+  const labRunId = await getActiveLabRunId();
+  if (labRunId) {
+    throw new RunConflictError("run_in_progress", `lab scenario run ${labRunId} is using the stack; wait for it to finish`);
+  }
   const claimed = await redis.set(ACTIVE_KEY, "starting", "EX", 60, "NX");
   if (!claimed) {
     const activeId = Number(await redis.get(ACTIVE_KEY));

@@ -151,6 +151,28 @@ describe("with a session", () => {
   });
 });
 
+describe("one user of the stack at a time", () => {
+  it("a load run in progress refuses a second run and a lab scenario (409); cancelling frees the stack", async () => {
+    const created = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", initialStock: 5, vus: 1, totalRequests: 5 });
+    expect(created.status).toBe(201);
+    const run = created.json.run as { id: number };
+
+    const second = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "none", initialStock: 5 });
+    expect(second.status).toBe(409);
+    expect(second.json.code).toBe("run_in_progress");
+    const lab = await adminFetch(cookie, "POST", "/api/admin/lab/scenarios/1/run");
+    expect(lab.status).toBe(409);
+    expect(lab.json.code).toBe("lab_run_in_progress");
+
+    const cancelled = await adminFetch(cookie, "POST", `/api/admin/runs/${run.id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect((cancelled.json.run as { status: string }).status).toBe("failed");
+    const next = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", initialStock: 5 });
+    expect(next.status).toBe(201);
+    await adminFetch(cookie, "POST", `/api/admin/runs/${(next.json.run as { id: number }).id}/cancel`);
+  });
+});
+
 describe("the k6 completion contract", () => {
   it("a recorded k6 summary completes a run; orders and stock come from the server", async () => {
     const created = await adminFetch(cookie, "POST", "/api/admin/runs", {

@@ -14,7 +14,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
     const scenario = findScenario(id);
     if (!scenario) throw new HttpError(404, "not_found", `no scenario ${id}`);
     const labRun = await createLabRun(String(scenario.id), scenario.cases);
-    if (!labRun) throw new HttpError(409, "lab_run_in_progress", "Another scenario is running; wait for it to finish.");
+    if (!labRun) throw new HttpError(409, "lab_run_in_progress", "Another scenario or a load run is using the stack; wait for it to finish.");
     launchLabRun(labRun.id);
     return Response.json({ labRun }, { status: 202 });
   } catch (error) {
