@@ -1,16 +1,10 @@
 import { closeDb } from "@/lib/db";
 import { closeRedis } from "@/lib/redis";
-import { resetConfig, updateConfig } from "@/lib/sale/config";
-import { resetSale } from "@/lib/sale/sale";
-import type { LockConfigUpdate } from "@/lib/validations/config";
 
-/** Sets the shared config and starts a new sale on the real stack, then lets the process exit. */
-export async function prepareSale(config: LockConfigUpdate, initialStock: number): Promise<void> {
-  await resetConfig();
-  await updateConfig(config);
-  await resetSale({ initialStock });
-}
+/** Sets the shared config and starts a new sale on the real stack (shared with the Vitest suites). */
+export { prepareSale } from "../tests/support/stack";
 
+/** Closes the Redis and Postgres clients so the Playwright worker can exit. */
 export async function disconnect(): Promise<void> {
   await Promise.allSettled([closeDb(), closeRedis()]);
 }

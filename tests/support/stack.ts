@@ -57,14 +57,5 @@ export async function blast(baseUrl: string, buyers: number): Promise<BlastResul
   };
 }
 
-/** Calls the stack runner's fault-control API (stop/start Redis nodes, pause app instances…). */
-export async function stackControl(path: string, method: "GET" | "POST" = "POST"): Promise<unknown> {
-  const base = process.env.STACK_CONTROL_URL ?? "http://127.0.0.1:3999";
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { "x-stack-token": process.env.STACK_CONTROL_TOKEN ?? "" },
-    signal: AbortSignal.timeout(30_000),
-  });
-  if (!response.ok) throw new Error(`stack control ${method} ${path} answered ${response.status}: ${await response.text()}`);
-  return response.json();
-}
+/** The stack runner's fault-control API, through the same client the app uses. */
+export { stackControl } from "@/lib/lab/stack-control";
