@@ -53,7 +53,9 @@ const leases = new Map<string, Lease>();
  * the holder hands them the lock it already has instead of releasing and re-acquiring it in Redis
  * (for at most a tenth of the TTL, 20 ms, so other instances get their turn); the last one of the
  * line, or the one at the end of the lease, releases it. Release always happens in `finally`, and
- * `signal` aborts when the lock's known validity runs out — for a handed-on lock too.
+ * `signal` aborts when the lock's known validity runs out — for a handed-on lock too. A holder that
+ * calls `writeSent` hands the lease on as soon as its write is on the wire rather than answered,
+ * so one round trip per purchase, not two, stands between consecutive buyers of the line.
  */
 export async function withQueuedLock<T>(
   resource: string,
@@ -69,16 +71,28 @@ export async function withQueuedLock<T>(
     const timer = lease.lock.renew
       ? startWatchdog(lease, options.ttlMs, expiry)
       : setTimeout(() => expiry.abort(), Math.max(0, lease.validUntil - Date.now()));
+    const stopTimer = () => {
+      clearTimeout(timer);
+      clearInterval(timer);
+    };
+    // Handed on early (writeSent): the lease now belongs to the next buyer of the line.
+    let handedOn = false;
+    const writeSent = () => {
+      if (handedOn || !canHandOn(resource, lease)) return;
+      handedOn = true;
+      stopTimer();
+      releaseLocal();
+    };
     try {
       return await critical({
         signal: expiry.signal,
         stopWhenLost: Boolean(lease.lock.renew),
         fencingToken: lease.lock.fencingToken?.(),
+        writeSent: lease.lock.handOn === false || lease.lock.renew ? undefined : writeSent,
       });
     } finally {
-      clearTimeout(timer);
-      clearInterval(timer);
-      if (!canHandOn(resource, lease)) {
+      stopTimer();
+      if (!handedOn && !canHandOn(resource, lease)) {
         leases.delete(resource);
         // A failed release must not undo a finished purchase: the lock expires by its TTL anyway.
         const released = await lease.lock.release().catch(() => true);

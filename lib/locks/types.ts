@@ -41,6 +41,14 @@ export interface HeldLock {
   readonly stopWhenLost?: boolean;
   /** A number from a Redis counter, higher for every acquisition; the store refuses older ones. */
   readonly fencingToken?: number;
+  /**
+   * Present when the lock can pass along this instance's line: call it once the holder's last
+   * write has been *sent* on the store's one connection. The next buyer of the line may then
+   * start at once: its commands travel on that connection behind the write, so Redis runs them
+   * after it, and the lock is not released in Redis in between. Saves the write's round trip
+   * from every hand-off; a release to other instances still waits for the write's reply.
+   */
+  readonly writeSent?: () => void;
 }
 
 export interface LockStrategy {

@@ -109,7 +109,9 @@ export function takeUnit(lock: UnitLock, sku: string, options: LockOptions, sale
       if (held.stopWhenLost && held.signal.aborted) throw new LockLostError(sku);
       written = stock - 1;
     } finally {
-      landed = await inside.leave(written);
+      const leaving = inside.leave(written);
+      held.writeSent?.();
+      landed = await leaving;
     }
     if (written !== undefined && !landed) throw new LockLostError(sku);
     return { stockSeen: stock, stockLeft: written ?? stock };
