@@ -50,19 +50,17 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
   if (!taken) throw new SoldOutError(sku);
 
   try {
-    const order = await getDb().order.create({
-      data: {
-        sku,
-        saleId: sale.id,
-        runId: sale.runId ?? null,
-        strategy: config.strategy,
-        instance,
-        buyer: input.buyer,
-        stockSeen: taken.stockSeen,
-      },
+    const order = await recordOrder({
+      sku,
+      saleId: sale.id,
+      runId: sale.runId ?? null,
+      strategy: config.strategy,
+      instance,
+      buyer: input.buyer,
+      stockSeen: taken.stockSeen,
     });
     return {
-      order: { id: order.id, sku, buyer: order.buyer, saleId: sale.id, createdAt: order.createdAt.toISOString() },
+      order: { id: order.id, sku, buyer: input.buyer, saleId: sale.id, createdAt: order.createdAt.toISOString() },
       stockLeft: taken.stockLeft,
       strategy: config.strategy,
       instance,
@@ -71,6 +69,34 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
     await redis.incr(STOCK_KEY).catch(() => {});
     throw new StoreUnavailableError("the order could not be recorded; the unit was returned to stock", { cause: error });
   }
+}
+
+interface NewOrder {
+  readonly sku: string;
+  readonly saleId: number;
+  readonly runId: number | null;
+  readonly strategy: string;
+  readonly instance: string;
+  readonly buyer: string;
+  readonly stockSeen: number;
+}
+
+/**
+ * Inserts the order row. A parameterised INSERT rather than `order.create`: on Prisma's JS engine
+ * every `create` is compiled anew, about 1 ms of CPU — five times the raw insert, and most of what
+ * a purchase costs the instance. This is the one query every purchase runs. `created_at` is
+ * stored in UTC, as Prisma stores it.
+ */
+async function recordOrder(order: NewOrder): Promise<{ id: number; createdAt: Date }> {
+  const createdAt = new Date();
+  const rows = await getDb().$queryRaw<{ id: number }[]>`
+    INSERT INTO orders (sku, sale_id, run_id, strategy, instance, buyer, stock_seen, created_at)
+    VALUES (${order.sku}, ${order.saleId}, ${order.runId}, ${order.strategy}, ${order.instance}, ${order.buyer},
+            ${order.stockSeen}, (${createdAt.toISOString()}::timestamptz AT TIME ZONE 'UTC'))
+    RETURNING id`;
+  const id = rows[0]?.id;
+  if (id === undefined) throw new Error("the order insert returned no row");
+  return { id: Number(id), createdAt };
 }
 
 /** What a strategy must offer to run the critical section (the registry's, or a benchmark peer). */
