@@ -7,12 +7,21 @@ import { getEnv } from "./env";
  *
  * A down node must fail fast (the buyer gets a 503, not a hung request): one retry per request,
  * a command timeout, and reconnection in the background.
+ *
+ * Commands are auto-pipelined: every command issued in one turn of the event loop (the config and
+ * sale reads of many buyers, one buyer's write and the next buyer's read) leaves in one write to
+ * the socket. A socket write costs more CPU than the Redis command itself, so this is what lets an
+ * instance keep up under load. Commands still run in the order they were issued on the connection,
+ * which the lock's hand-off relies on (HeldLock.writeSent); only MULTI and explicit pipelines skip
+ * the queue, and nothing orders them against commands not yet awaited. The subscriber and WATCH
+ * connections are left out (their commands are connection state).
  */
 const CLIENT_OPTIONS = {
   maxRetriesPerRequest: 1,
   commandTimeout: 2000,
   connectTimeout: 1000,
   enableReadyCheck: true,
+  enableAutoPipelining: true,
   retryStrategy: (attempt: number) => Math.min(50 * attempt, 500),
 } as const;
 
@@ -57,7 +66,7 @@ export function getSubscriber(index: number): Redis {
   if (existing) return existing;
   const node = reg.nodes[index];
   if (!node) throw new Error(`no Redis node ${index + 1}`);
-  const subscriber = node.duplicate({ maxRetriesPerRequest: null, commandTimeout: undefined });
+  const subscriber = node.duplicate({ maxRetriesPerRequest: null, commandTimeout: undefined, enableAutoPipelining: false });
   subscriber.on("error", () => {});
   reg.subscribers[index] = subscriber;
   return subscriber;
@@ -86,7 +95,7 @@ export async function connectRedisNodes(timeoutMs = 3000): Promise<void> {
 export function getWatchConnection(): Redis {
   const reg = registry();
   if (!reg.watch) {
-    reg.watch = getRedis().duplicate();
+    reg.watch = getRedis().duplicate({ enableAutoPipelining: false });
     reg.watch.on("error", () => {});
   }
   return reg.watch;
