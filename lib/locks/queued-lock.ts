@@ -34,6 +34,8 @@ export interface SharedLock {
  */
 const LEASE_SHARE_OF_TTL = 0.1;
 const MAX_LEASE_MS = 20;
+/** The longest delay a Node timer takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface Lease {
   readonly kind: string;
@@ -68,9 +70,12 @@ export async function withQueuedLock<T>(
   try {
     const lease = await takeLease(resource, options, lock, deadline);
     const expiry = new AbortController();
+    const validForMs = Math.max(0, lease.validUntil - Date.now());
+    // A lock with no expiry (setnx-no-expiry) has no validity to watch; Node would run a
+    // longer timer after 1 ms.
     const timer = lease.lock.renew
       ? startWatchdog(lease, options.ttlMs, expiry)
-      : setTimeout(() => expiry.abort(), Math.max(0, lease.validUntil - Date.now()));
+      : validForMs <= MAX_TIMER_MS ? setTimeout(() => expiry.abort(), validForMs) : undefined;
     const stopTimer = () => {
       clearTimeout(timer);
       clearInterval(timer);
