@@ -1,17 +1,36 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { pgConnectionConfig } from "./db-config";
 
-/** The one Prisma client of this process, over the pg driver adapter (no native engine). */
-const globalForDb = globalThis as unknown as { lockLabDb?: PrismaClient };
+const globalForDb = globalThis as unknown as { lockLabDb?: PrismaClient; lockLabPool?: pg.Pool };
 
+/**
+ * The one pg pool of this process. Prisma's driver adapter runs on it, and so does the one query
+ * every purchase makes (the order insert, see lib/purchase/purchase.ts), so both share
+ * DATABASE_POOL_SIZE connections.
+ */
+export function getPool(): pg.Pool {
+  if (!globalForDb.lockLabPool) {
+    const pool = new pg.Pool(pgConnectionConfig());
+    // An idle connection that Postgres drops (a restart, the lab stopping it) must not crash the
+    // server; the next query gets a fresh connection or a clear error.
+    pool.on("error", () => {});
+    globalForDb.lockLabPool = pool;
+  }
+  return globalForDb.lockLabPool;
+}
+
+/** The one Prisma client of this process, over the pg driver adapter (no native engine). */
 export function getDb(): PrismaClient {
-  globalForDb.lockLabDb ??= new PrismaClient({ adapter: new PrismaPg(pgConnectionConfig()) });
+  globalForDb.lockLabDb ??= new PrismaClient({ adapter: new PrismaPg(getPool()) });
   return globalForDb.lockLabDb;
 }
 
 export async function closeDb(): Promise<void> {
-  const db = globalForDb.lockLabDb;
+  const { lockLabDb: db, lockLabPool: pool } = globalForDb;
   globalForDb.lockLabDb = undefined;
+  globalForDb.lockLabPool = undefined;
   await db?.$disconnect();
+  await pool?.end();
 }
