@@ -6,7 +6,7 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/sale/config";
 import { getStock } from "@/lib/sale/sale";
-import { PUBLIC_URL, blast, getSaleStats, prepareSale, stackControl } from "../support/stack";
+import { PUBLIC_URL, blast, blastUntilBought, getSaleStats, prepareSale, stackControl } from "../support/stack";
 
 const STOCK = 20;
 
@@ -26,11 +26,7 @@ describe.each(["token-lua", "atomic"] as const)("%s with Postgres stopped", (str
 
     await stackControl("/postgres/start");
     // The pool drops its dead connections and opens new ones: the first buyers may still fail.
-    let up = await blast(PUBLIC_URL, 5);
-    for (let attempt = 0; attempt < 20 && up.bought === 0; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      up = await blast(PUBLIC_URL, 5);
-    }
+    const up = await blastUntilBought(PUBLIC_URL, 5);
     expect(up.bought).toBeGreaterThan(0);
     const stats = await getSaleStats();
     expect(stats.orders + stats.remaining).toBe(STOCK);

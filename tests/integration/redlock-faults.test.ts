@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/sale/config";
-import { PUBLIC_URL, blast, getSaleStats, prepareSale, stackControl } from "../support/stack";
+import { PUBLIC_URL, blast, blastUntilBought, getSaleStats, prepareSale, stackControl } from "../support/stack";
 
 const STOCK = 50;
 
@@ -58,11 +58,7 @@ describe("redlock with nodes down", () => {
     await stackControl("/redis/3/start");
     expect((await redisStatus()).find((node) => node.index === 3)?.up).toBe(true);
     // ioredis reconnects in the background; the first buyers may still see the node as down.
-    let result = await blast(PUBLIC_URL, 10);
-    for (let attempt = 0; attempt < 20 && result.bought === 0; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      result = await blast(PUBLIC_URL, 10);
-    }
+    const result = await blastUntilBought(PUBLIC_URL, 10);
     expect(result.bought).toBeGreaterThan(0);
     const stats = await getSaleStats();
     expect(stats.oversell).toBe(0);

@@ -57,5 +57,18 @@ export async function blast(baseUrl: string, buyers: number): Promise<BlastResul
   };
 }
 
+/**
+ * Blasts `buyers` until at least one buys, at most `attempts` times 250 ms apart: a server that
+ * was just started again is reconnected to in the background, so the first buyers may still fail.
+ */
+export async function blastUntilBought(baseUrl: string, buyers: number, attempts = 20): Promise<BlastResult> {
+  let result = await blast(baseUrl, buyers);
+  for (let attempt = 0; attempt < attempts && result.bought === 0; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    result = await blast(baseUrl, buyers);
+  }
+  return result;
+}
+
 /** The stack runner's fault-control API, through the same client the app uses. */
 export { stackControl } from "@/lib/lab/stack-control";
