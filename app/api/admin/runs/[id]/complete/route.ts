@@ -13,7 +13,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
     const token = request.headers.get("x-run-token");
     await authorizeRunReport(id, token);
     const summary = runCompleteSchema.parse(await readJsonBody(request, 2 * 1024 * 1024));
-    return Response.json({ run: await completeRun(id, token, summary) });
+    return Response.json({ run: await completeRun(id, summary) });
   } catch (error) {
     return errorResponse(error);
   }

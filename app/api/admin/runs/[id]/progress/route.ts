@@ -13,7 +13,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
     const token = request.headers.get("x-run-token");
     await authorizeRunReport(id, token);
     const progress = runProgressSchema.parse(await readJsonBody(request));
-    await reportProgress(id, token, progress);
+    await reportProgress(id, progress);
     return new Response(null, { status: 204 });
   } catch (error) {
     return errorResponse(error);
