@@ -1,6 +1,6 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
-import { HttpError } from "../http/errors";
+import { HttpError, errorResponse } from "../http/errors";
 import { SESSION_COOKIE, isValidSessionToken } from "./session";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -16,6 +16,23 @@ export async function requireAdmin(request: Request): Promise<void> {
     throw new HttpError(401, "unauthorized", "Sign in as admin first (POST /api/admin/session).");
   }
   if (MUTATING.has(request.method)) assertSameOrigin(request);
+}
+
+/**
+ * An /api/admin route handler: `requireAdmin` runs before it, and whatever either throws becomes
+ * the JSON error every route answers with (lib/http/errors.ts).
+ */
+export function adminRoute<Context = unknown>(
+  handler: (request: Request, context: Context) => Promise<Response>,
+): (request: Request, context: Context) => Promise<Response> {
+  return async (request, context) => {
+    try {
+      await requireAdmin(request);
+      return await handler(request, context);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
 }
 
 export function assertSameOrigin(request: Request): void {

@@ -1,5 +1,4 @@
-import { requireAdmin } from "@/lib/auth/guard";
-import { errorResponse } from "@/lib/http/errors";
+import { adminRoute } from "@/lib/auth/guard";
 import { getActiveFaults } from "@/lib/lab/fault-actions";
 import { getActiveLabRunId } from "@/lib/lab/lab-runs";
 import { SCENARIOS } from "@/lib/lab/scenarios";
@@ -7,12 +6,7 @@ import { SCENARIOS } from "@/lib/lab/scenarios";
 export const dynamic = "force-dynamic";
 
 /** The scenario ladder (as data), the lab run in progress, and the faults in force. */
-export async function GET(request: Request): Promise<Response> {
-  try {
-    await requireAdmin(request);
-    const [activeLabRunId, faults] = await Promise.all([getActiveLabRunId(), getActiveFaults()]);
-    return Response.json({ scenarios: SCENARIOS, activeLabRunId: activeLabRunId ?? null, faults });
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
+export const GET = adminRoute(async () => {
+  const [activeLabRunId, faults] = await Promise.all([getActiveLabRunId(), getActiveFaults()]);
+  return Response.json({ scenarios: SCENARIOS, activeLabRunId: activeLabRunId ?? null, faults });
+});

@@ -1,5 +1,5 @@
-import { requireAdmin } from "@/lib/auth/guard";
-import { HttpError, errorResponse } from "@/lib/http/errors";
+import { adminRoute } from "@/lib/auth/guard";
+import { HttpError } from "@/lib/http/errors";
 import { getActiveFaults } from "@/lib/lab/fault-actions";
 import { getActiveLabRunId } from "@/lib/lab/lab-runs";
 import { resetLab } from "@/lib/lab/runner";
@@ -7,14 +7,9 @@ import { resetLab } from "@/lib/lab/runner";
 export const dynamic = "force-dynamic";
 
 /** Put everything back: strategy and knobs to defaults, delays cleared, nodes started, instances resumed. */
-export async function POST(request: Request): Promise<Response> {
-  try {
-    await requireAdmin(request);
-    const running = await getActiveLabRunId();
-    if (running) throw new HttpError(409, "lab_run_in_progress", `Lab run ${running} is still going; it resets everything when it ends.`);
-    await resetLab();
-    return Response.json({ faults: await getActiveFaults() });
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
+export const POST = adminRoute(async () => {
+  const running = await getActiveLabRunId();
+  if (running) throw new HttpError(409, "lab_run_in_progress", `Lab run ${running} is still going; it resets everything when it ends.`);
+  await resetLab();
+  return Response.json({ faults: await getActiveFaults() });
+});

@@ -1,18 +1,14 @@
-import { requireAdmin } from "@/lib/auth/guard";
-import { HttpError, errorResponse } from "@/lib/http/errors";
+import { adminRoute } from "@/lib/auth/guard";
+import type { IdRouteContext } from "@/lib/http/route-params";
+import { HttpError } from "@/lib/http/errors";
 import { getLabRun } from "@/lib/lab/lab-runs";
 
 export const dynamic = "force-dynamic";
 
 /** A lab run: each case's status, outcome and verdict next to its expectation. */
-export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  try {
-    await requireAdmin(request);
-    const { id } = await params;
-    const labRun = /^\d{1,9}$/.test(id) ? await getLabRun(Number(id)) : undefined;
-    if (!labRun) throw new HttpError(404, "not_found", `no lab run ${id}`);
-    return Response.json({ labRun }, { headers: { "cache-control": "no-store" } });
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
+export const GET = adminRoute(async (_request, { params }: IdRouteContext) => {
+  const { id } = await params;
+  const labRun = /^\d{1,9}$/.test(id) ? await getLabRun(Number(id)) : undefined;
+  if (!labRun) throw new HttpError(404, "not_found", `no lab run ${id}`);
+  return Response.json({ labRun }, { headers: { "cache-control": "no-store" } });
+});

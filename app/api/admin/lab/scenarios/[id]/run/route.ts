@@ -1,5 +1,6 @@
-import { requireAdmin } from "@/lib/auth/guard";
-import { HttpError, errorResponse } from "@/lib/http/errors";
+import { adminRoute } from "@/lib/auth/guard";
+import type { IdRouteContext } from "@/lib/http/route-params";
+import { HttpError } from "@/lib/http/errors";
 import { createLabRun } from "@/lib/lab/lab-runs";
 import { launchLabRun } from "@/lib/lab/launch";
 import { findScenario } from "@/lib/lab/scenarios";
@@ -7,17 +8,12 @@ import { findScenario } from "@/lib/lab/scenarios";
 export const dynamic = "force-dynamic";
 
 /** Run one scenario card (all its cases) in the scenario runner process; poll /api/admin/lab/runs/:id. */
-export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  try {
-    await requireAdmin(request);
-    const { id } = await params;
-    const scenario = findScenario(id);
-    if (!scenario) throw new HttpError(404, "not_found", `no scenario ${id}`);
-    const labRun = await createLabRun(String(scenario.id), scenario.cases);
-    if (!labRun) throw new HttpError(409, "lab_run_in_progress", "Another scenario or a load run is using the stack; wait for it to finish.");
-    launchLabRun(labRun.id);
-    return Response.json({ labRun }, { status: 202 });
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
+export const POST = adminRoute(async (_request, { params }: IdRouteContext) => {
+  const { id } = await params;
+  const scenario = findScenario(id);
+  if (!scenario) throw new HttpError(404, "not_found", `no scenario ${id}`);
+  const labRun = await createLabRun(String(scenario.id), scenario.cases);
+  if (!labRun) throw new HttpError(409, "lab_run_in_progress", "Another scenario or a load run is using the stack; wait for it to finish.");
+  launchLabRun(labRun.id);
+  return Response.json({ labRun }, { status: 202 });
+});
