@@ -36,6 +36,18 @@ export default defineConfig({
           globalSetup: ["tests/support/require-stack.ts"],
         },
       },
+      {
+        extends: true,
+        test: {
+          name: "chaos",
+          include: ["tests/chaos/**/*.test.ts"],
+          // Random faults stop servers and kill instances: never beside another test file.
+          fileParallelism: false,
+          testTimeout: 3_600_000,
+          hookTimeout: 120_000,
+          globalSetup: ["tests/support/require-stack.ts"],
+        },
+      },
     ],
   },
 });

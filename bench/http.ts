@@ -79,7 +79,7 @@ export async function runHttp(publicUrl: string, strategy: StrategyName, workloa
   // so the lost-updates figure compares orders and stock of the same moment.
   await settled(() => getStock(), starvedAfterMs);
   const commandsAfter = await countRedisCommands();
-  const [orders, stockLeft] = await Promise.all([getDb().order.count({ where: { saleId: sale.id } }), getStock()]);
+  const [orders, stockLeft] = await Promise.all([getDb().order.count({ where: { saleId: sale.id, status: "sold" } }), getStock()]);
   const peak = Number((await getRedis().get(saleCounterKeys(sale.id).peak)) ?? 0);
   return {
     level: "http",

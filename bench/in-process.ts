@@ -15,7 +15,7 @@ import type { Workload } from "./workload";
  */
 export async function runInProcess(label: string, lock: UnitLock, workload: Workload): Promise<RowResult> {
   const sale = await resetSale({ initialStock: workload.initialStock });
-  const options = { ttlMs: workload.ttlMs, waitTimeoutMs: workload.waitTimeoutMs };
+  const options = { ttlMs: workload.ttlMs, waitTimeoutMs: workload.waitTimeoutMs, epoch: sale.epoch };
   const starvedAfterMs = workload.waitTimeoutMs + workload.starvationSlackMs;
   const latencies: number[] = [];
   const counts = { attempts: 0, bought: 0, boughtInWindow: 0, busy: 0, soldOut: 0, errors: 0, starved: 0 };

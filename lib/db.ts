@@ -2,8 +2,9 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { pgConnectionConfig } from "./db-config";
+import { getEnv } from "./env";
 
-const globalForDb = globalThis as unknown as { lockLabDb?: PrismaClient; lockLabPool?: pg.Pool };
+const globalForDb = globalThis as unknown as { lockLabDb?: PrismaClient; lockLabPool?: pg.Pool; lockLabLockPool?: pg.Pool };
 
 /**
  * The one pg pool of this process. Prisma's driver adapter runs on it, and so does the one query
@@ -21,6 +22,21 @@ export function getPool(): pg.Pool {
   return globalForDb.lockLabPool;
 }
 
+/**
+ * The row lock's own pool (pg-for-update): its holders and waiters each keep a connection for the
+ * whole hold or wait, so they get connections of their own and can never starve the order insert.
+ * DATABASE_LOCK_POOL_SIZE connections; past that, buyers are answered busy (lib/locks/pg-for-update.ts).
+ */
+export function getLockPool(): pg.Pool {
+  if (!globalForDb.lockLabLockPool) {
+    const pool = new pg.Pool(pgConnectionConfig({ max: getEnv().DATABASE_LOCK_POOL_SIZE }));
+    // A lock session the server ends (its lease ran out, Postgres stopped) must not crash the server.
+    pool.on("error", () => {});
+    globalForDb.lockLabLockPool = pool;
+  }
+  return globalForDb.lockLabLockPool;
+}
+
 /** The one Prisma client of this process, over the pg driver adapter (no native engine). */
 export function getDb(): PrismaClient {
   globalForDb.lockLabDb ??= new PrismaClient({ adapter: new PrismaPg(getPool()) });
@@ -28,9 +44,10 @@ export function getDb(): PrismaClient {
 }
 
 export async function closeDb(): Promise<void> {
-  const { lockLabDb: db, lockLabPool: pool } = globalForDb;
+  const { lockLabDb: db, lockLabPool: pool, lockLabLockPool: lockPool } = globalForDb;
   globalForDb.lockLabDb = undefined;
   globalForDb.lockLabPool = undefined;
+  globalForDb.lockLabLockPool = undefined;
   await db?.$disconnect();
-  await pool?.end();
+  await Promise.allSettled([pool?.end(), lockPool?.end()]);
 }

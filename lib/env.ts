@@ -17,6 +17,8 @@ const envSchema = z.object({
   DATABASE_URL: z.string().url().default("postgresql://locklab@127.0.0.1:55432/locklab"),
   SHADOW_DATABASE_NAME: z.string().default("locklab_shadow"),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  /** Connections for the row lock's holders and waiters, apart from the order insert's pool. */
+  DATABASE_LOCK_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
   APP_INSTANCE: z.string().min(1).default(`app-${process.pid}`),
   LOCK_STRATEGY: z.string().default("token-lua"),
   LOCK_TTL_MS: z.coerce.number().int().min(1).default(2000),

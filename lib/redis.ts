@@ -1,5 +1,7 @@
 import Redis from "ioredis";
 import { getEnv } from "./env";
+import { defineLockScripts } from "./locks/scripts";
+import { defineCriticalSectionScripts } from "./purchase/critical-section";
 
 /**
  * One client per Redis node, created once per process. Node 1 holds the stock, single-node locks,
@@ -15,9 +17,16 @@ import { getEnv } from "./env";
  * which the lock's hand-off relies on (HeldLock.writeSent); only MULTI and explicit pipelines skip
  * the queue, and nothing orders them against commands not yet awaited. The subscriber and WATCH
  * connections are left out (their commands are connection state).
+ *
+ * No replayed writes: a command that was sent and not answered when the connection dropped is
+ * failed, never sent again after the reconnect (ioredis re-sends by default). Its caller may have
+ * been told it failed already (commandTimeout), and a stock write re-sent after another instance
+ * sold would land late — the delayed-packet case. A write whose outcome is unknown is settled by
+ * its reservation and the reconciler instead (lib/purchase/reconciler.ts).
  */
 const CLIENT_OPTIONS = {
   maxRetriesPerRequest: 1,
+  autoResendUnfulfilledCommands: false,
   commandTimeout: 2000,
   connectTimeout: 1000,
   enableReadyCheck: true,
@@ -40,6 +49,9 @@ function registry(): RedisRegistry {
       const client = new Redis({ host, port: Number(port), connectionName: `locklab-${index + 1}`, ...CLIENT_OPTIONS });
       // Errors surface on the commands that hit them; an unhandled 'error' event would crash the server.
       client.on("error", () => {});
+      // Every script is defined before the first command: see defineLockScripts.
+      defineLockScripts(client);
+      defineCriticalSectionScripts(client);
       return client;
     });
     globalForRedis.lockLabRedis = { nodes, subscribers: nodes.map(() => undefined) };

@@ -210,6 +210,8 @@ function drive(tool: "k6" | "node", base: string, run: RunRecord, token: string)
 }
 
 const num = (value: number | null, digits = 0) => (value === null ? "—" : value.toFixed(digits));
+/** Oversell is signed: "+3" sold beyond the stock, "−12" left unsold. */
+const signed = (value: number | null) => (value === null ? "—" : value > 0 ? `+${value}` : value < 0 ? `−${-value}` : "0");
 
 function printRun(run: RunRecord): void {
   const rows: [string, string][] = [
@@ -224,8 +226,10 @@ function printRun(run: RunRecord): void {
     ["p95", run.p95Ms === null ? "—" : `${run.p95Ms.toFixed(1)} ms`],
     ["orders", `${num(run.orders)} of ${run.initialStock} in stock`],
     ["remaining", num(run.remaining)],
-    ["oversell", num(run.oversell)],
-    ["lost", num(run.lostStock)],
+    ["oversell", signed(run.oversell)],
+    ["sold twice", num(run.doubleSold)],
+    ["lost units", num(run.lostUnits)],
+    ["phantom units", num(run.phantomUnits)],
     ["peak holders", num(run.peakHolders)],
     ["verdict", run.verdict ?? "—"],
   ];

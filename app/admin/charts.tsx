@@ -8,11 +8,15 @@ export interface StrategyAggregate {
   runs: number;
   oversell: number;
   maxOversell: number;
+  /** Mean and worst units sold twice, over the runs that counted units (older runs did not). */
+  doubleSold: number | null;
+  maxDoubleSold: number | null;
+  doubleSoldRuns: number;
   throughput: number;
   p95Ms: number;
 }
 
-/** Completed runs grouped by strategy: mean oversell, throughput and p95 (with run counts). */
+/** Completed runs grouped by strategy: mean oversell, units sold twice, throughput and p95 (with run counts). */
 export function aggregateByStrategy(runs: readonly RunRecord[]): StrategyAggregate[] {
   const groups = new Map<string, RunRecord[]>();
   for (const run of runs) {
@@ -20,14 +24,21 @@ export function aggregateByStrategy(runs: readonly RunRecord[]): StrategyAggrega
     groups.set(run.strategy, [...(groups.get(run.strategy) ?? []), run]);
   }
   const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
-  return [...groups.entries()].map(([strategy, group]) => ({
-    strategy,
-    runs: group.length,
-    oversell: Math.round(mean(group.map((run) => run.oversell ?? 0)) * 10) / 10,
-    maxOversell: Math.max(...group.map((run) => run.oversell ?? 0)),
-    throughput: Math.round(mean(group.map((run) => run.throughput ?? 0))),
-    p95Ms: Math.round(mean(group.map((run) => run.p95Ms ?? 0))),
-  }));
+  return [...groups.entries()].map(([strategy, group]) => {
+    // An old run's unknown count is not a zero: it stays out of the mean.
+    const doubleSold = group.flatMap((run) => (run.doubleSold === null ? [] : [run.doubleSold]));
+    return {
+      strategy,
+      runs: group.length,
+      oversell: Math.round(mean(group.map((run) => run.oversell ?? 0)) * 10) / 10,
+      maxOversell: Math.max(...group.map((run) => run.oversell ?? 0)),
+      doubleSold: doubleSold.length ? Math.round(mean(doubleSold) * 10) / 10 : null,
+      maxDoubleSold: doubleSold.length ? Math.max(...doubleSold) : null,
+      doubleSoldRuns: doubleSold.length,
+      throughput: Math.round(mean(group.map((run) => run.throughput ?? 0))),
+      p95Ms: Math.round(mean(group.map((run) => run.p95Ms ?? 0))),
+    };
+  });
 }
 
 export function OversellChart({ data }: { data: StrategyAggregate[] }) {
@@ -42,6 +53,29 @@ export function OversellChart({ data }: { data: StrategyAggregate[] }) {
           <Tooltip formatter={(value, name, item) => [`${value} (runs: ${(item.payload as StrategyAggregate).runs})`, name]} />
           <Bar dataKey="oversell" name="oversell (units)" fill="#c92a2a" isAnimationActive={false} />
           <Bar dataKey="maxOversell" name="worst run" fill="#ffa8a8" isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+export function DoubleSoldChart({ data }: { data: StrategyAggregate[] }) {
+  return (
+    <div className="chart" data-testid="double-sold-chart">
+      <h3>Units sold twice per strategy <span className="muted">(mean over runs; hover for counts)</span></h3>
+      <ResponsiveContainer width="100%" height={240}>
+        <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+          <CartesianGrid strokeDasharray="3 3" />
+          <XAxis dataKey="strategy" />
+          <YAxis allowDecimals={false} />
+          <Tooltip
+            formatter={(value, name, item) => [
+              value === null || value === undefined ? "not counted" : `${value} (runs: ${(item.payload as StrategyAggregate).doubleSoldRuns})`,
+              name,
+            ]}
+          />
+          <Bar dataKey="doubleSold" name="sold twice (units)" fill="#862e9c" isAnimationActive={false} />
+          <Bar dataKey="maxDoubleSold" name="worst run" fill="#e599f7" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>

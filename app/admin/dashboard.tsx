@@ -1,11 +1,11 @@
 "use client";
 
-import { useCallback, useEffect, useMemo, useState, type FormEvent, type ReactNode } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from "react";
 import type { RunRecord } from "@/lib/runs/runs";
 import type { SaleStats } from "@/lib/sale/sale";
 import type { LockConfig } from "@/lib/validations/config";
-import { OversellChart, PerformanceChart, aggregateByStrategy } from "./charts";
-import { RunsTable } from "./runs-table";
+import { DoubleSoldChart, OversellChart, PerformanceChart, aggregateByStrategy } from "./charts";
+import { MEANING, NONE, RunsTable, signed } from "./runs-table";
 
 type FieldErrors = Record<string, string[]>;
 
@@ -18,11 +18,16 @@ interface Props {
   faultsPanel: ReactNode;
 }
 
-async function send(method: string, url: string, body?: unknown) {
+const SALE_POLL_MS = 1500;
+const RUN_POLL_MS = 500;
+
+async function send(method: string, url: string, body?: unknown, signal?: AbortSignal) {
   const response = await fetch(url, {
     method,
     headers: { "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
+    cache: "no-store",
+    signal,
   });
   if (response.status === 401) window.location.assign("/admin/login?next=/admin");
   const json = await response.json().catch(() => ({}));
@@ -30,6 +35,24 @@ async function send(method: string, url: string, body?: unknown) {
 }
 
 const numberOr = (value: FormDataEntryValue | null) => (value === null || value === "" ? undefined : Number(value));
+
+/**
+ * Runs `task` now, then `intervalMs` after each run ends: under load an answer can take longer than
+ * the interval, and overlapping polls would pile up and land out of order. Returns the stop.
+ */
+function repeat(task: (signal: AbortSignal) => Promise<void>, intervalMs: number): () => void {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const tick = async () => {
+    await task(controller.signal).catch(() => undefined);
+    if (!controller.signal.aborted) timer = setTimeout(tick, intervalMs);
+  };
+  void tick();
+  return () => {
+    controller.abort();
+    clearTimeout(timer);
+  };
+}
 
 export function Dashboard({ initialConfig, initialSale, initialRuns, activeRunId, strategies, faultsPanel }: Props) {
   const [config, setConfig] = useState(initialConfig);
@@ -41,37 +64,39 @@ export function Dashboard({ initialConfig, initialSale, initialRuns, activeRunId
   const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
   const [mode, setMode] = useState<"requests" | "duration">("requests");
 
-  const refreshSale = useCallback(async () => {
-    const result = await send("GET", "/api/admin/sale");
-    if (result.ok) setSale(result.body.sale);
+  // The sale card is fed by the poll, a reset and the end of a run: each answer is numbered when
+  // asked, and one asked earlier never replaces one asked later.
+  const saleAsked = useRef(0);
+  const saleShown = useRef(0);
+  const showSale = useCallback((asked: number, next: SaleStats) => {
+    if (asked < saleShown.current) return;
+    saleShown.current = asked;
+    setSale(next);
   }, []);
 
-  useEffect(() => {
-    const timer = setInterval(refreshSale, 1500);
-    return () => clearInterval(timer);
-  }, [refreshSale]);
+  const refreshSale = useCallback(async (signal?: AbortSignal) => {
+    const asked = ++saleAsked.current;
+    const result = await send("GET", "/api/admin/sale", undefined, signal);
+    if (result.ok && result.body.sale) showSale(asked, result.body.sale);
+  }, [showSale]);
+
+  useEffect(() => repeat(refreshSale, SALE_POLL_MS), [refreshSale]);
 
   useEffect(() => {
     if (watching === null) return;
-    let stopped = false;
-    const poll = async () => {
-      const result = await send("GET", `/api/admin/runs/${watching}`);
-      if (stopped || !result.ok) return;
+    return repeat(async (signal) => {
+      const result = await send("GET", `/api/admin/runs/${watching}`, undefined, signal);
+      if (signal.aborted || !result.ok) return;
       const run = result.body.run as RunRecord;
       setActiveRun(run);
       if (run.status !== "running") {
         setWatching(null);
         const list = await send("GET", "/api/admin/runs");
         if (list.ok) setRuns(list.body.runs);
+        // The run's last reservations were settled before it completed: the card shows the final count.
         void refreshSale();
       }
-    };
-    void poll();
-    const timer = setInterval(poll, 500);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-    };
+    }, RUN_POLL_MS);
   }, [watching, refreshSale]);
 
   function readKnobs(form: FormData) {
@@ -96,10 +121,11 @@ export function Dashboard({ initialConfig, initialSale, initialRuns, activeRunId
 
   async function resetSale(form: HTMLFormElement) {
     const initialStock = numberOr(new FormData(form).get("initialStock"));
+    const asked = ++saleAsked.current;
     const result = await send("POST", "/api/admin/sale", { initialStock });
     setErrors(result.body.fieldErrors ?? {});
     if (result.ok) {
-      setSale(result.body.sale);
+      showSale(asked, result.body.sale);
       setMessage({ kind: "ok", text: `New sale with stock ${result.body.sale.initialStock}.` });
     } else setMessage({ kind: "error", text: result.body.message ?? "The reset was refused." });
   }
@@ -155,12 +181,34 @@ export function Dashboard({ initialConfig, initialSale, initialRuns, activeRunId
         <h2>Sale #{sale.id} <span className="strategy-badge">{sale.strategy}</span></h2>
         <div className="stats" data-testid="sale-stats">
           <Stat label="initial stock" value={sale.initialStock} />
-          <Stat label="orders" value={sale.orders} />
+          <Stat label="units sold (orders)" value={sale.orders} />
+          <Stat label="sold twice" value={sale.doubleSold} bad={sale.doubleSold > 0} hint={MEANING.doubleSold} testId="sale-double-sold" />
+          <Stat label="lost" value={sale.lostUnits} bad={sale.lostUnits > 0} hint={MEANING.lostUnits} testId="sale-lost-units" />
+          <Stat label="phantom" value={sale.phantomUnits} bad={sale.phantomUnits > 0} hint={MEANING.phantomUnits} testId="sale-phantom-units" />
+          {sale.pendingUnits > 0 && (
+            <Stat label="pending" value={sale.pendingUnits} hint={MEANING.pendingUnits} testId="sale-pending-units" />
+          )}
           <Stat label="stock left" value={sale.remaining} />
-          <Stat label="oversell" value={sale.oversell} bad={sale.oversell > 0} />
-          <Stat label="lost stock" value={sale.lostStock} bad={sale.lostStock > 0} />
-          <Stat label="peak holders" value={sale.peakHolders} bad={sale.peakHolders > 1} />
+          <Stat label="oversell" value={signed(sale.oversell)} bad={sale.oversell > 0} hint={MEANING.oversell} testId="sale-oversell" />
+          <Stat label="peak holders" value={sale.peakHolders} bad={sale.peakHolders > 1} hint={MEANING.peakHolders} />
+          <Stat
+            label="verdict"
+            value={<span className={`verdict ${sale.verdict}`}>{sale.verdict}</span>}
+            bad={sale.verdict === "FAIL"}
+            hint={MEANING.verdict}
+            testId="sale-verdict"
+          />
         </div>
+        <p className="muted" data-testid="sale-reconciler">
+          Reconciler: {sale.givenBack} unit{sale.givenBack === 1 ? "" : "s"} put back on the shelf, {sale.reconciledOrders} order
+          {sale.reconciledOrders === 1 ? "" : "s"} recorded for buyers whose instance failed
+          {sale.givebacksFailed > 0 ? (
+            <strong className="bad-text"> · {sale.givebacksFailed} settlement{sale.givebacksFailed === 1 ? "" : "s"} failed and will be retried</strong>
+          ) : (
+            " · no failed settlement"
+          )}
+          .
+        </p>
       </section>
 
       <form className="card form grid" onSubmit={applyConfig} aria-label="Strategy and knobs">
@@ -236,6 +284,7 @@ export function Dashboard({ initialConfig, initialSale, initialRuns, activeRunId
           <>
             <div className="charts">
               <OversellChart data={aggregates} />
+              <DoubleSoldChart data={aggregates} />
               <PerformanceChart data={aggregates} />
             </div>
             <RunsTable runs={runs} />
@@ -246,10 +295,20 @@ export function Dashboard({ initialConfig, initialSale, initialRuns, activeRunId
   );
 }
 
-function Stat({ label, value, bad }: { label: string; value: number | string; bad?: boolean }) {
+interface StatProps {
+  label: string;
+  value: ReactNode;
+  bad?: boolean;
+  /** What the figure means, shown on hover. */
+  hint?: string;
+  /** On the value alone, so a test reads the figure without its label. */
+  testId?: string;
+}
+
+function Stat({ label, value, bad, hint, testId }: StatProps) {
   return (
-    <div className={`stat${bad ? " bad" : ""}`}>
-      <div className="value">{value}</div>
+    <div className={`stat${bad ? " bad" : ""}`} title={hint}>
+      <div className="value" data-testid={testId}>{value}</div>
       <div className="label">{label}</div>
     </div>
   );
@@ -279,9 +338,11 @@ function RunProgressPanel({ run, onCancel }: { run: RunRecord; onCancel: () => v
         <Stat label="sold out" value={counters.soldOut ?? 0} />
         <Stat label="busy" value={counters.busy ?? 0} />
         <Stat label="errors" value={counters.errors ?? 0} bad={(counters.errors ?? 0) > 0} />
-        <Stat label="stock left" value={run.remaining ?? "–"} />
-        <Stat label="peak holders" value={run.peakHolders ?? "–"} bad={(run.peakHolders ?? 0) > 1} />
-        <Stat label="oversell" value={run.oversell ?? "–"} bad={(run.oversell ?? 0) > 0} />
+        <Stat label="stock left" value={run.remaining ?? NONE} />
+        <Stat label="sold twice" value={run.doubleSold ?? NONE} bad={(run.doubleSold ?? 0) > 0} hint={MEANING.doubleSold} />
+        <Stat label="lost" value={run.lostUnits ?? NONE} bad={(run.lostUnits ?? 0) > 0} hint={MEANING.lostUnits} />
+        <Stat label="peak holders" value={run.peakHolders ?? NONE} bad={(run.peakHolders ?? 0) > 1} hint={MEANING.peakHolders} />
+        <Stat label="oversell" value={signed(run.oversell)} bad={(run.oversell ?? 0) > 0} hint={MEANING.oversell} />
       </div>
       {done ? (
         <a href={`/admin/runs/${run.id}`}>Open run #{run.id} in detail</a>

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type Redis from "ioredis";
 import { LockBusyError, type LockStrategy } from "../../lib/locks/types";
+import { lockKey } from "../../lib/sale/keys";
 import { getRedis } from "../../lib/redis";
 import type { UnitLock } from "../../lib/purchase/purchase";
 
@@ -30,7 +31,7 @@ function releaseIfOurs(redis: Redis, key: string, token: string): Promise<number
 export function fixedSleepPeer(pollIntervalMs: number): UnitLock {
   const withLock: LockStrategy["withLock"] = async (resource, options, critical) => {
     const redis = getRedis();
-    const key = `lock:${resource}`;
+    const key = lockKey(resource);
     const token = randomUUID();
     const deadline = Date.now() + options.waitTimeoutMs;
     while ((await redis.set(key, token, "PX", options.ttlMs, "NX")) !== "OK") {

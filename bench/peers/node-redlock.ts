@@ -1,5 +1,6 @@
 import Redlock, { ExecutionError, type Settings } from "redlock";
 import { LockBusyError, LockUnavailableError, type LockStrategy } from "../../lib/locks/types";
+import { lockKey } from "../../lib/sale/keys";
 import { getRedisNodes } from "../../lib/redis";
 import type { UnitLock } from "../../lib/purchase/purchase";
 
@@ -16,7 +17,7 @@ export function nodeRedlockPeer(settings: Partial<Settings>): UnitLock {
   const withLock: LockStrategy["withLock"] = async (resource, options, critical) => {
     let lock;
     try {
-      lock = await redlock.acquire([`lock:${resource}`], options.ttlMs);
+      lock = await redlock.acquire([lockKey(resource)], options.ttlMs);
     } catch (error) {
       // Out of retries without a quorum: the lock stayed taken for the whole retry budget.
       if (error instanceof ExecutionError) throw new LockBusyError(resource, options.waitTimeoutMs);

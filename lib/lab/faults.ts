@@ -13,14 +13,25 @@ export const FAULT_POINTS = [
   "in-critical-section",
   /** Between the GET that compares the token and the DEL (token-get-del, token-watch). */
   "before-release-del",
-  /** Blocks the holder's whole event loop before it writes (a GC pause); budgeted per purchase. */
+  /**
+   * Blocks the holder's whole event loop (a GC pause) after its lease check, just before it
+   * writes — the gap only a fencing token closes; budgeted per purchase.
+   */
   "pause-before-write",
+  /** Holds a watchdog's renewal back before it is sent (a slow network, a busy event loop). */
+  "before-renew",
+  /** Between the stock write and the order insert: a crash here leaves a reservation to settle. */
+  "before-order-insert",
 ] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 export type FaultDelays = Partial<Record<FaultPoint, number>>;
 
 const FIELD_PREFIX = "fault:";
-const PAUSE_BUDGET_KEY = "locklab:fault:pause-budget";
+/** The config hash's fault fields. */
+export const FAULT_FIELDS = FAULT_POINTS.map((point) => FIELD_PREFIX + point);
+/** Points whose delay hits a bounded number of purchases (`times`, default 1), not every one. */
+const BUDGETED_POINTS: readonly FaultPoint[] = ["pause-before-write", "before-order-insert"];
+const budgetKey = (point: FaultPoint) => `locklab:fault:budget:${point}`;
 
 export function parseFaults(hash: Record<string, string>): FaultDelays {
   const faults: FaultDelays = {};
@@ -31,11 +42,14 @@ export function parseFaults(hash: Record<string, string>): FaultDelays {
   return faults;
 }
 
-/** Sets a delay at `point`; for `pause-before-write`, `times` bounds how many purchases pause. */
+/**
+ * Sets a delay at `point`; at `pause-before-write` and `before-order-insert`, `times` bounds how
+ * many purchases it holds (default 1).
+ */
 export async function setFault(point: FaultPoint, ms: number, times?: number): Promise<void> {
   const redis = getRedis();
   const multi = redis.multi().hset(CONFIG_KEY, FIELD_PREFIX + point, String(ms));
-  if (point === "pause-before-write") multi.set(PAUSE_BUDGET_KEY, String(times ?? 1));
+  if (BUDGETED_POINTS.includes(point)) multi.set(budgetKey(point), String(times ?? 1));
   await multi.exec();
 }
 
@@ -44,7 +58,7 @@ export async function clearFault(point: FaultPoint): Promise<void> {
 }
 
 export async function clearFaults(): Promise<void> {
-  await getRedis().multi().hdel(CONFIG_KEY, ...FAULT_POINTS.map((point) => FIELD_PREFIX + point)).del(PAUSE_BUDGET_KEY).exec();
+  await getRedis().multi().hdel(CONFIG_KEY, ...FAULT_FIELDS).del(...BUDGETED_POINTS.map(budgetKey)).exec();
 }
 
 export async function getFaults(): Promise<FaultDelays> {
@@ -53,10 +67,15 @@ export async function getFaults(): Promise<FaultDelays> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** True while a budgeted point may still hold a purchase (each call spends one). */
+async function withinBudget(point: FaultPoint): Promise<boolean> {
+  return !BUDGETED_POINTS.includes(point) || (await getRedis().decr(budgetKey(point))) >= 0;
+}
+
 /** Waits at `point` when a delay is set there. */
 export async function faultDelay(faults: FaultDelays | undefined, point: Exclude<FaultPoint, "pause-before-write">): Promise<void> {
   const ms = faults?.[point];
-  if (ms) await sleep(ms);
+  if (ms && (await withinBudget(point))) await sleep(ms);
 }
 
 /**
@@ -66,7 +85,6 @@ export async function faultDelay(faults: FaultDelays | undefined, point: Exclude
  */
 export async function pauseBeforeWrite(faults: FaultDelays | undefined): Promise<void> {
   const ms = faults?.["pause-before-write"];
-  if (!ms) return;
-  if ((await getRedis().decr(PAUSE_BUDGET_KEY)) < 0) return;
+  if (!ms || !(await withinBudget("pause-before-write"))) return;
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

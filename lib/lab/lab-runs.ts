@@ -1,4 +1,6 @@
 import { getRedis } from "../redis";
+import type { Verdict } from "../sale/accounting";
+import { claimStack, getStackClaim, releaseStackClaim } from "../stack/claim";
 import type { LabCase, Pitfall } from "./scenarios";
 
 /** A lab run's record, kept in Redis (JSON) for a day: what the lab page and the tests poll. */
@@ -6,8 +8,15 @@ export interface CaseOutcome {
   readonly orders: number;
   readonly remaining: number;
   readonly initialStock: number;
+  /** orders − initial, signed. */
   readonly oversell: number;
-  readonly lostStock: number;
+  /** The case's accounting, per unit (lib/sale/accounting.ts). */
+  readonly doubleSold: number;
+  readonly lostUnits: number;
+  readonly phantomUnits: number;
+  readonly pendingUnits: number;
+  /** PASS when no unit was sold twice, lost, or back on the shelf after it was sold. */
+  readonly safety: Verdict;
   readonly peakHolders: number;
   readonly staleRefused: number;
   readonly bought: number;
@@ -49,20 +58,17 @@ export interface LabRunRecord {
   error?: string;
 }
 
-const ACTIVE_KEY = "locklab:lab:active";
 const key = (id: number) => `locklab:lab-run:${id}`;
 const TTL_S = 24 * 60 * 60;
+/** How long a lab run may hold the stack before its claim lapses (a runner that died). */
+export const LAB_CLAIM_MS = 10 * 60 * 1000;
 
-/** A load run holds the sale while it is in progress (see lib/runs/runs.ts). */
-const LOAD_RUN_ACTIVE_KEY = "locklab:run:active";
-
-/** Undefined when another lab run, or a load run, is using the stack. */
+/** Undefined when another lab run, or a load run, holds the stack's claim. */
 export async function createLabRun(scenarioId: string, cases: readonly LabCase[]): Promise<LabRunRecord | undefined> {
   const redis = getRedis();
-  if (await redis.exists(LOAD_RUN_ACTIVE_KEY)) return undefined;
   const id = await redis.incr("locklab:lab-run:seq");
-  // One lab run at a time: scenarios stop nodes and kill instances.
-  if (!(await redis.set(ACTIVE_KEY, String(id), "EX", 600, "NX"))) return undefined;
+  // One user of the stack at a time: scenarios stop nodes and kill instances.
+  if (!(await claimStack({ kind: "lab", id }, LAB_CLAIM_MS))) return undefined;
   const record: LabRunRecord = {
     id,
     scenarioId,
@@ -89,10 +95,10 @@ export async function saveLabRun(record: LabRunRecord): Promise<void> {
   await getRedis().set(key(record.id), JSON.stringify(record), "EX", TTL_S);
 }
 
+/** Lets go of the stack first: whoever sees the run finished may start the next one at once. */
 export async function finishLabRun(record: LabRunRecord): Promise<void> {
+  await releaseStackClaim({ kind: "lab", id: record.id });
   await saveLabRun(record);
-  const redis = getRedis();
-  if (Number(await redis.get(ACTIVE_KEY)) === record.id) await redis.del(ACTIVE_KEY);
 }
 
 export async function getLabRun(id: number): Promise<LabRunRecord | undefined> {
@@ -101,6 +107,6 @@ export async function getLabRun(id: number): Promise<LabRunRecord | undefined> {
 }
 
 export async function getActiveLabRunId(): Promise<number | undefined> {
-  const id = Number(await getRedis().get(ACTIVE_KEY));
-  return id > 0 ? id : undefined;
+  const claim = await getStackClaim();
+  return claim?.kind === "lab" ? claim.id : undefined;
 }

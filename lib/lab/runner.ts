@@ -2,8 +2,9 @@ import { getDb } from "../db";
 import { getEnv } from "../env";
 import { getRedis, getRedisNodes } from "../redis";
 import { resetConfig, setNestedLock, updateConfig } from "../sale/config";
-import { SKU } from "../sale/keys";
-import { clearLocks, getSaleStats, resetSale } from "../sale/sale";
+import { SKU, lockKey } from "../sale/keys";
+import { settleReservations } from "../purchase/reconciler";
+import { clearLocks, getCurrentSale, getSaleStats, resetSale } from "../sale/sale";
 import { burst, type BurstResult } from "./burst";
 import { clearFaults, setFault } from "./faults";
 import { finishLabRun, getLabRun, saveLabRun, type CaseOutcome, type LabRunRecord } from "./lab-runs";
@@ -41,7 +42,7 @@ async function waitUntil(what: "holder-inside" | "lock-held", timeoutMs: number)
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const ready = what === "lock-held"
-      ? (await getRedis().exists(`lock:${SKU}`)) === 1
+      ? (await getRedis().exists(lockKey(SKU))) === 1
       : (await getSaleStats()).holdersNow > 0;
     if (ready) return;
     await sleep(20);
@@ -89,7 +90,7 @@ async function runStep(step: LabStep, state: CaseState, prefix: string): Promise
     case "jump-clock": {
       const node = getRedisNodes()[step.node - 1];
       if (!node) throw new Error(`no Redis node ${step.node}`);
-      await node.pexpire(`lock:${SKU}`, step.ms);
+      await node.pexpire(lockKey(SKU), step.ms);
       return;
     }
     case "sleep":
@@ -133,12 +134,15 @@ export async function runCase(labCase: LabCase, prefix: string): Promise<CaseOut
     await sampler;
   }
 
+  // Reservations a killed instance left behind are settled before the case is counted.
+  await settleReservations((await getCurrentSale()).id);
   const stats = await getSaleStats();
   const total = (field: keyof Omit<BurstResult, "latenciesMs" | "durationMs">) => state.loads.reduce((sum, load) => sum + load[field], 0);
   const last = state.lastForeground;
   const observed: Pitfall[] = [];
   if (stats.oversell > 0) observed.push("oversell");
-  if (stats.lostStock > 0) observed.push("lost-stock");
+  if (stats.doubleSold > 0) observed.push("double-sold");
+  if (stats.lostUnits > 0) observed.push("lost-stock");
   if (stats.peakHolders > 1) observed.push("two-holders");
   // Deadlock: stock is left, yet the last wave of buyers bought nothing and was turned away busy.
   if (last && stats.remaining > 0 && last.bought === 0 && last.busy > 0) observed.push("deadlock");
@@ -146,7 +150,7 @@ export async function runCase(labCase: LabCase, prefix: string): Promise<CaseOut
   const pitfallAppeared = observed.some((pitfall) => watched.includes(pitfall));
   const buyers = state.loads.reduce((sum, load) => sum + load.bought + load.soldOut + load.busy + load.unavailable + load.lockLost + load.errors, 0);
   const requirementsMet =
-    (!labCase.require?.allUnavailable || (total("unavailable") === buyers && stats.orders === 0 && stats.lostStock === 0))
+    (!labCase.require?.allUnavailable || (total("unavailable") === buyers && stats.orders === 0 && stats.lostUnits === 0))
     && (!labCase.require?.staleRefused || stats.staleRefused > 0)
     && (!labCase.require?.someBusy || total("busy") > 0);
   const busiest = state.loads.reduce((a, b) => (b.bought > (a?.bought ?? -1) ? b : a), undefined as BurstResult | undefined);
@@ -155,7 +159,11 @@ export async function runCase(labCase: LabCase, prefix: string): Promise<CaseOut
     remaining: stats.remaining,
     initialStock: stats.initialStock,
     oversell: stats.oversell,
-    lostStock: stats.lostStock,
+    doubleSold: stats.doubleSold,
+    lostUnits: stats.lostUnits,
+    phantomUnits: stats.phantomUnits,
+    pendingUnits: stats.pendingUnits,
+    safety: stats.verdict,
     peakHolders: stats.peakHolders,
     staleRefused: stats.staleRefused,
     bought: total("bought"),
@@ -171,7 +179,8 @@ export async function runCase(labCase: LabCase, prefix: string): Promise<CaseOut
     observed,
     pitfallAppeared,
     verdict: pitfallAppeared ? "the pitfall appeared" : "the fix held",
-    asExpected: labCase.expect === "pitfall" ? pitfallAppeared : !pitfallAppeared && requirementsMet,
+    // A fix holds only if every unit is accounted for, whatever the watched pitfalls say.
+    asExpected: labCase.expect === "pitfall" ? pitfallAppeared : !pitfallAppeared && requirementsMet && stats.verdict === "PASS",
   };
 }
 

@@ -7,8 +7,9 @@ import type { FaultPoint } from "./faults";
  * injection), the outcome the class should predict (`expect`), and which pitfalls it watches for.
  * The runner (lib/lab/runner.ts) plays the steps and compares the outcome with `expect`.
  */
-export type Pitfall = "oversell" | "lost-stock" | "deadlock" | "two-holders";
-export const ALL_PITFALLS: readonly Pitfall[] = ["oversell", "lost-stock", "deadlock", "two-holders"];
+/** What a case can show: `double-sold` and `lost-stock` are counted per unit (lib/sale/accounting.ts). */
+export type Pitfall = "oversell" | "double-sold" | "lost-stock" | "deadlock" | "two-holders";
+export const ALL_PITFALLS: readonly Pitfall[] = ["oversell", "double-sold", "lost-stock", "deadlock", "two-holders"];
 
 export type Via = "nginx" | "app-1" | "app-2";
 
@@ -47,7 +48,7 @@ export interface LabCase {
 }
 
 export interface LabScenario {
-  readonly id: number | "reentrancy";
+  readonly id: number | "reentrancy" | "db-lease";
   readonly title: string;
   readonly tried: string;
   readonly predict: string;
@@ -73,7 +74,7 @@ export const SCENARIOS: readonly LabScenario[] = [
     predict: "Concurrent buyers read the same stock: updates are lost and more units are sold than exist.",
     cases: [
       { id: "no-lock", label: "none, 100 buyers, 50 at a time", expect: "pitfall", strategy: "none", ...BASE, initialStock: 20,
-        steps: [load("nginx", 100, 50)], watch: ["oversell"] },
+        steps: [load("nginx", 100, 50)], watch: ["oversell", "double-sold"] },
     ],
   },
   {
@@ -85,7 +86,7 @@ export const SCENARIOS: readonly LabScenario[] = [
       { id: "one-instance", label: "local, all buyers to app-1", expect: "fix", strategy: "local", ...BASE, initialStock: 20,
         steps: [load("app-1", 100, 50)] },
       { id: "two-instances", label: "local, buyers through nginx to two instances", expect: "pitfall", strategy: "local", ...BASE,
-        initialStock: 20, steps: [load("nginx", 100, 50)], watch: ["oversell", "two-holders"] },
+        initialStock: 20, steps: [load("nginx", 100, 50)], watch: ["oversell", "double-sold", "two-holders"] },
     ],
   },
   {
@@ -101,7 +102,7 @@ export const SCENARIOS: readonly LabScenario[] = [
       { id: "with-expiry", label: "setnx with an expiry (1 s), holder killed", expect: "fix", strategy: "setnx",
         lockTtlMs: 1000, waitTimeoutMs: 4000, workMs: 5, initialStock: 20,
         faults: [{ point: "in-critical-section", ms: 5000 }],
-        steps: [...crashHolder("holder-inside"), load("nginx", 40, 20)], watch: ["deadlock", "oversell", "lost-stock"] },
+        steps: [...crashHolder("holder-inside"), load("nginx", 40, 20)], watch: ["deadlock", "oversell", "double-sold", "lost-stock"] },
     ],
   },
   {
@@ -117,7 +118,7 @@ export const SCENARIOS: readonly LabScenario[] = [
       { id: "set-nx-px", label: "token-lua (SET NX PX 1 s), holder killed", expect: "fix", strategy: "token-lua",
         lockTtlMs: 1000, waitTimeoutMs: 4000, workMs: 5, initialStock: 20,
         faults: [{ point: "in-critical-section", ms: 5000 }],
-        steps: [...crashHolder("holder-inside"), load("nginx", 40, 20)], watch: ["deadlock", "oversell", "lost-stock"] },
+        steps: [...crashHolder("holder-inside"), load("nginx", 40, 20)], watch: ["deadlock", "oversell", "double-sold", "lost-stock"] },
     ],
   },
   {
@@ -128,7 +129,7 @@ export const SCENARIOS: readonly LabScenario[] = [
     cases: [
       { id: "del-unlock", label: "setnx, TTL 40 ms, work 120 ms", expect: "pitfall", strategy: "setnx",
         lockTtlMs: 40, waitTimeoutMs: 30_000, workMs: 120, initialStock: 15,
-        steps: [load("nginx", 50, 20)], watch: ["oversell", "two-holders"] },
+        steps: [load("nginx", 50, 20)], watch: ["oversell", "double-sold", "two-holders"] },
     ],
   },
   {
@@ -139,42 +140,42 @@ export const SCENARIOS: readonly LabScenario[] = [
     cases: [
       { id: "get-then-del", label: "token-get-del, TTL 200 ms, work 80 ms, 160 ms before DEL", expect: "pitfall",
         strategy: "token-get-del", lockTtlMs: 200, waitTimeoutMs: 30_000, workMs: 80, initialStock: 12,
-        faults: [{ point: "before-release-del", ms: 160 }], steps: [load("nginx", 40, 20)], watch: ["two-holders", "oversell"] },
+        faults: [{ point: "before-release-del", ms: 160 }], steps: [load("nginx", 40, 20)], watch: ["two-holders", "oversell", "double-sold"] },
       { id: "lua", label: "token-lua: compare-and-delete in one Lua script", expect: "fix", strategy: "token-lua",
         lockTtlMs: 200, waitTimeoutMs: 30_000, workMs: 80, initialStock: 12,
         faults: [{ point: "before-release-del", ms: 160 }], steps: [load("nginx", 40, 20)] },
       { id: "watch", label: "token-watch: WATCH, GET, MULTI/DEL/EXEC (same 160 ms delay)", expect: "fix", strategy: "token-watch",
         lockTtlMs: 200, waitTimeoutMs: 30_000, workMs: 80, initialStock: 12,
-        faults: [{ point: "before-release-del", ms: 160 }], steps: [load("nginx", 40, 20)], watch: ["two-holders", "oversell", "lost-stock"] },
+        faults: [{ point: "before-release-del", ms: 160 }], steps: [load("nginx", 40, 20)], watch: ["two-holders", "oversell", "double-sold", "lost-stock"] },
     ],
   },
   {
     id: 7,
     title: "Work longer than the TTL, even with a token",
     tried: "token-lua with a 200 ms TTL and 400 ms of work.",
-    predict: "The lock expires mid-work: two holders, oversell. A watchdog that renews the lock keeps one holder.",
+    predict: "The lock expires mid-work and a second buyer takes it: two holders at once. Each checks its lease before writing and gives up (lock lost), so nothing sells — no unit sold twice, but no sale either. A watchdog that renews the lock keeps one holder, and sells.",
     cases: [
       { id: "no-renewal", label: "token-lua, TTL 200 ms, work 400 ms", expect: "pitfall", strategy: "token-lua",
         lockTtlMs: 200, waitTimeoutMs: 30_000, workMs: 400, initialStock: 5,
-        steps: [load("nginx", 16, 16)], watch: ["oversell", "two-holders"] },
+        steps: [load("nginx", 16, 16)], watch: ["oversell", "double-sold", "two-holders"] },
       { id: "watchdog", label: "token-watchdog: renews every TTL/3 while working", expect: "fix", strategy: "token-watchdog",
         lockTtlMs: 200, waitTimeoutMs: 30_000, workMs: 400, initialStock: 5,
-        steps: [load("nginx", 16, 16)], watch: ["oversell", "lost-stock"] },
+        steps: [load("nginx", 16, 16)], watch: ["oversell", "double-sold", "lost-stock"] },
     ],
   },
   {
     id: 8,
     title: "The holder pauses past its TTL",
-    tried: "One app instance freezes for 800 ms (a stop-the-world pause) after reading the stock, before writing it.",
-    predict: "Its lock expires, the other instance sells, then the frozen one writes an old stock value: oversell. A fencing token makes the store refuse that stale write.",
+    tried: "One app instance freezes for 800 ms (a stop-the-world pause) after its lease check passed, just before writing the stock.",
+    predict: "Its lock expires, the other instance sells, then the frozen one writes an old stock value: units sold twice. The lease check came too early to help; a fencing token makes the store refuse that stale write.",
     cases: [
       { id: "no-fencing", label: "token-lua, TTL 200 ms, one 800 ms pause", expect: "pitfall", strategy: "token-lua",
         lockTtlMs: 200, waitTimeoutMs: 30_000, workMs: 10, initialStock: 10,
-        faults: [{ point: "pause-before-write", ms: 800, times: 1 }], steps: [load("nginx", 40, 20)], watch: ["oversell"] },
+        faults: [{ point: "pause-before-write", ms: 800, times: 1 }], steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold"] },
       { id: "fencing", label: "token-fencing: the stock write checks the token", expect: "fix", strategy: "token-fencing",
         lockTtlMs: 200, waitTimeoutMs: 30_000, workMs: 10, initialStock: 10,
         faults: [{ point: "pause-before-write", ms: 800, times: 1 }], steps: [load("nginx", 40, 20)],
-        watch: ["oversell", "lost-stock"], require: { staleRefused: true } },
+        watch: ["oversell", "double-sold", "lost-stock"], require: { staleRefused: true } },
     ],
   },
   {
@@ -188,14 +189,14 @@ export const SCENARIOS: readonly LabScenario[] = [
           { do: "stop-redis", nodes: [4, 5] }, { do: "await-load" }] },
       { id: "three-down", label: "redlock, nodes 3, 4 and 5 stopped", expect: "fix", strategy: "redlock", ...BASE, initialStock: 30,
         steps: [{ do: "stop-redis", nodes: [3, 4, 5] }, load("nginx", 30, 10)], require: { allUnavailable: true },
-        watch: ["oversell", "lost-stock", "two-holders"] },
+        watch: ["oversell", "double-sold", "lost-stock", "two-holders"] },
       { id: "restart-empty", label: "node 3 restarts empty while the lock is held on 1, 2, 3", expect: "pitfall", strategy: "redlock",
         lockTtlMs: 6000, waitTimeoutMs: 8000, workMs: 2500, initialStock: 5,
         steps: [{ do: "stop-redis", nodes: [4, 5] },
           { do: "load", via: "app-1", buyers: 1, concurrency: 1, background: true }, { do: "wait-until", what: "holder-inside", timeoutMs: 3000 },
           { do: "stop-redis", nodes: [3] }, { do: "start-redis", nodes: [3, 4, 5] }, { do: "sleep", ms: RECONNECT_MS },
           { do: "load", via: "app-2", buyers: 1, concurrency: 1, background: true }, { do: "await-load" }],
-        watch: ["two-holders"] },
+        watch: ["two-holders", "double-sold"] },
       { id: "restart-delayed", label: "node 3 stays down past the TTL before restarting", expect: "fix", strategy: "redlock",
         lockTtlMs: 3000, waitTimeoutMs: 8000, workMs: 2500, initialStock: 5,
         steps: [{ do: "stop-redis", nodes: [4, 5] },
@@ -203,7 +204,7 @@ export const SCENARIOS: readonly LabScenario[] = [
           { do: "stop-redis", nodes: [3] }, { do: "start-redis", nodes: [4, 5] }, { do: "sleep", ms: RECONNECT_MS },
           { do: "load", via: "app-2", buyers: 1, concurrency: 1, background: true },
           { do: "sleep", ms: 3200 - RECONNECT_MS }, { do: "start-redis", nodes: [3] }, { do: "await-load" }],
-        watch: ["two-holders", "oversell", "lost-stock"] },
+        watch: ["two-holders", "oversell", "double-sold", "lost-stock"] },
     ],
   },
   {
@@ -218,13 +219,13 @@ export const SCENARIOS: readonly LabScenario[] = [
           { do: "load", via: "app-1", buyers: 1, concurrency: 1, background: true }, { do: "wait-until", what: "holder-inside", timeoutMs: 3000 },
           { do: "start-redis", nodes: [4, 5] }, { do: "jump-clock", node: 3, ms: 1 }, { do: "sleep", ms: RECONNECT_MS },
           { do: "load", via: "app-2", buyers: 1, concurrency: 1, background: true }, { do: "await-load" }],
-        watch: ["two-holders"] },
+        watch: ["two-holders", "double-sold"] },
       { id: "full-majority", label: "held on all five nodes, node 3 jumps", expect: "fix", strategy: "redlock",
         lockTtlMs: 6000, waitTimeoutMs: 8000, workMs: 2500, initialStock: 5,
         steps: [{ do: "load", via: "app-1", buyers: 1, concurrency: 1, background: true }, { do: "wait-until", what: "holder-inside", timeoutMs: 3000 },
           { do: "jump-clock", node: 3, ms: 1 }, { do: "sleep", ms: 20 },
           { do: "load", via: "app-2", buyers: 1, concurrency: 1, background: true }, { do: "await-load" }],
-        watch: ["two-holders", "oversell", "lost-stock"] },
+        watch: ["two-holders", "oversell", "double-sold", "lost-stock"] },
     ],
   },
   {
@@ -237,6 +238,20 @@ export const SCENARIOS: readonly LabScenario[] = [
         initialStock: 30, steps: [load("nginx", 150, 50)] },
       { id: "nowait", label: "pg-nowait, same load", expect: "fix", strategy: "pg-nowait", ...BASE,
         initialStock: 30, steps: [load("nginx", 150, 50)], require: { someBusy: true } },
+    ],
+  },
+  {
+    id: "db-lease",
+    title: "A database lock is a lease too",
+    tried: "The row lock with a 200 ms lease (Postgres ends a session idle in its transaction that long) and 1.5 s of work; 12 buyers.",
+    predict: "Postgres hands the row to the next waiter while the first holder still works: several holders read the same stock and units are sold twice. Fenced (a token from a Postgres sequence checked by the stock store) and lease-checked, every late holder is stopped and nothing is sold twice.",
+    cases: [
+      { id: "unfenced", label: "pg-unfenced: TTL 200 ms, wait 1 s, work 1.5 s", expect: "pitfall", strategy: "pg-unfenced",
+        lockTtlMs: 200, waitTimeoutMs: 1000, workMs: 1500, initialStock: 10, steps: [load("nginx", 12, 12)],
+        watch: ["double-sold", "two-holders", "lost-stock"] },
+      { id: "fenced", label: "pg-for-update: the same, fenced and lease-checked", expect: "fix", strategy: "pg-for-update",
+        lockTtlMs: 200, waitTimeoutMs: 1000, workMs: 1500, initialStock: 10, steps: [load("nginx", 12, 12)],
+        watch: ["double-sold", "lost-stock", "oversell"] },
     ],
   },
   {

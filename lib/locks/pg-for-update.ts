@@ -1,57 +1,134 @@
-import { getDb } from "../db";
+import type { PoolClient } from "pg";
+import { getLockPool } from "../db";
+import { driftMs, now } from "./lease";
 import { LockBusyError, LockUnavailableError, type HeldLock, type LockOptions, type LockStrategy } from "./types";
 
 /**
- * A Postgres row lock: an interactive transaction takes `SELECT … FOR UPDATE` on the resource's
- * row in `lock_rows` and releases it at commit or rollback. Waiters queue inside Postgres and are
- * woken by the commit. Safe; the price is a pooled connection held per holder and per waiter.
- * `lock_timeout` bounds the wait; the transaction timeout (wait + TTL) bounds the whole hold.
+ * A Postgres row lock: a transaction takes `SELECT … FOR UPDATE` on the resource's row in
+ * `lock_rows` and releases it at commit. Waiters queue inside Postgres and are woken by the commit.
+ * It is a lease too: the session may sit idle in its transaction for at most the TTL
+ * (`idle_in_transaction_session_timeout`), after which Postgres ends it and the next waiter gets
+ * the row while the old holder may still be working. So the holder's write is fenced with a token
+ * from a Postgres sequence taken inside the transaction (the fenced stock store refuses a late,
+ * lower one) and checks its time left before writing. Holders and waiters use a pool of their own.
  */
 const LOCK_NOT_AVAILABLE = "55P03";
-const POOL_TIMEOUT = "P2024";
-const TRANSACTION_CLOSED = "P2028";
+/** Postgres' answers when it ended the session itself (idle-in-transaction timeout, admin shutdown). */
+const SESSION_ENDED = /57P0[1-5]|25P03|terminat|Connection terminated|connection ended|not queryable/i;
 
-export const pgForUpdate = createRowLock("pg-for-update", false);
-
-/**
- * The row lock; `nowait` (the lab's pg-nowait) takes it with `FOR UPDATE NOWAIT`: a buyer who
- * finds the row locked is answered busy at once instead of queueing.
- */
-export function createRowLock(name: "pg-for-update" | "pg-nowait", nowait: boolean): LockStrategy {
-  return { name, safe: true, withLock: (resource, options, critical) => withRowLock(nowait, resource, options, critical) };
+export interface RowLockVariant {
+  readonly name: "pg-for-update" | "pg-nowait" | "pg-unfenced";
+  /** `FOR UPDATE NOWAIT`: a buyer who finds the row locked is answered busy at once. */
+  readonly nowait: boolean;
+  /**
+   * Fence the write and check the lease before it. False only for the lab's `pg-unfenced`, the row
+   * lock as it is usually written, which trusts the lock to last until commit.
+   */
+  readonly fenced: boolean;
 }
 
-async function withRowLock<T>(nowait: boolean, resource: string, options: LockOptions, critical: (held: HeldLock) => Promise<T>): Promise<T> {
+export function createRowLock(variant: RowLockVariant): LockStrategy {
+  return {
+    name: variant.name,
+    safe: variant.fenced,
+    withLock: (resource, options, critical) => withRowLock(variant, resource, options, critical),
+  };
+}
+
+export const pgForUpdate = createRowLock({ name: "pg-for-update", nowait: false, fenced: true });
+
+async function withRowLock<T>(variant: RowLockVariant, resource: string, options: LockOptions, critical: (held: HeldLock) => Promise<T>): Promise<T> {
   const startedAt = Date.now();
+  const client = await connect(resource, options.waitTimeoutMs);
+  let sessionEnded = false;
+  // Postgres ending the session (the lease ran out) is an 'error' event on a checked-out client:
+  // expected here, and never an uncaught exception.
+  const onSessionError = () => {
+    sessionEnded = true;
+  };
+  client.on("error", onSessionError);
+  // An error of the critical section itself passes through as it is.
+  let fromCritical = false;
   try {
-    return await getDb().$transaction(
-      async (tx) => {
-        const waitLeftMs = Math.max(1, options.waitTimeoutMs - (Date.now() - startedAt));
-        await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = ${Math.floor(waitLeftMs)}`);
-        const rows = nowait
-          ? await tx.$queryRaw<{ name: string }[]>`SELECT name FROM lock_rows WHERE name = ${resource} FOR UPDATE NOWAIT`
-          : await tx.$queryRaw<{ name: string }[]>`SELECT name FROM lock_rows WHERE name = ${resource} FOR UPDATE`;
-        if (rows.length === 0) {
-          throw new LockUnavailableError(`no lock row for ${resource}: run the seed (npm run db:seed)`);
-        }
-        return critical({ signal: new AbortController().signal });
-      },
-      { maxWait: options.waitTimeoutMs, timeout: options.waitTimeoutMs + options.ttlMs },
+    await client.query("BEGIN");
+    const waitLeftMs = Math.max(1, options.waitTimeoutMs - (Date.now() - startedAt));
+    await client.query(`SET LOCAL lock_timeout = ${Math.floor(waitLeftMs)}`);
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT name FROM lock_rows WHERE name = $1 FOR UPDATE${variant.nowait ? " NOWAIT" : ""}`,
+      [resource],
     );
+    if (rows.length === 0) throw new LockUnavailableError(`no lock row for ${resource}: run the seed (npm run db:seed)`);
+    // The lease starts when this statement is sent: Postgres counts the idle time after answering it.
+    const sentAt = now();
+    const { rows: [lease] } = await client.query<{ token: string }>(
+      "SELECT set_config('idle_in_transaction_session_timeout', $1, true), nextval('lock_fence_seq')::text AS token",
+      [String(Math.max(1, options.ttlMs))],
+    );
+    const validUntil = sentAt + options.ttlMs - driftMs(options.ttlMs);
+    const expiry = new AbortController();
+    const timer = setTimeout(() => expiry.abort(), Math.max(0, validUntil - now()));
+    let result: T;
+    try {
+      fromCritical = true;
+      result = await critical({
+        signal: expiry.signal,
+        ...(variant.fenced && { timeLeftMs: () => validUntil - now(), fencingToken: Number(lease!.token) }),
+      });
+      fromCritical = false;
+    } finally {
+      clearTimeout(timer);
+    }
+    try {
+      await client.query("COMMIT");
+    } catch (error) {
+      // Postgres ended the session after the holder's write landed (or was refused): the write is
+      // what it is. The row lock was gone already; failing the purchase now would lose its unit.
+      sessionEnded = true;
+      if (!SESSION_ENDED.test(`${(error as { code?: string }).code ?? ""} ${(error as Error).message}`)) throw error;
+    }
+    return result;
   } catch (error) {
-    throw classify(error, resource, options.waitTimeoutMs);
+    if (!sessionEnded) await client.query("ROLLBACK").catch(() => (sessionEnded = true));
+    throw fromCritical ? error : classify(error, resource, options.waitTimeoutMs);
+  } finally {
+    client.off("error", onSessionError);
+    client.release(sessionEnded);
+  }
+}
+
+/**
+ * A connection of the lock pool within the wait timeout. All of them held by holders and waiters
+ * is contention, answered busy with the reason; a server that does not answer is unavailable.
+ */
+async function connect(resource: string, waitTimeoutMs: number): Promise<PoolClient> {
+  const pool = getLockPool();
+  const saturated = () => pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? 10);
+  let timer: NodeJS.Timeout | undefined;
+  const connecting = pool.connect();
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timeout")), waitTimeoutMs);
+  });
+  try {
+    return await Promise.race([connecting, timedOut]);
+  } catch (error) {
+    // A connection that arrives after we gave up goes straight back.
+    connecting.then((late) => late.release(), () => {});
+    if ((error as Error).message === "timeout" && saturated()) {
+      throw new LockBusyError(resource, waitTimeoutMs, `all ${pool.options.max} row-lock connections are held by holders and waiters`);
+    }
+    throw new LockUnavailableError(`PostgreSQL unavailable: ${(error as Error).message}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 function classify(error: unknown, resource: string, waitTimeoutMs: number): unknown {
   if (error instanceof LockUnavailableError || error instanceof LockBusyError) return error;
-  const text = `${(error as { code?: string }).code ?? ""} ${(error as Error).message ?? ""}`;
-  if (text.includes(LOCK_NOT_AVAILABLE) || text.includes("lock timeout") || text.includes(POOL_TIMEOUT)
-    || text.includes(TRANSACTION_CLOSED) || text.includes("Unable to start a transaction")) {
-    return new LockBusyError(resource, waitTimeoutMs);
-  }
-  if (/ECONNREFUSED|Can't reach database|connect|terminat|Connection/i.test(text)) {
-    return new LockUnavailableError(`PostgreSQL unavailable: ${(error as Error).message}`, { cause: error });
+  if (!(error instanceof Error)) return error;
+  const code = (error as { code?: string }).code ?? "";
+  if (code === LOCK_NOT_AVAILABLE) return new LockBusyError(resource, waitTimeoutMs);
+  if (/ECONNREFUSED|ECONNRESET|Can't reach database|connect|terminat|Connection/i.test(`${code} ${error.message}`)) {
+    return new LockUnavailableError(`PostgreSQL unavailable: ${error.message}`, { cause: error });
   }
   return error;
 }

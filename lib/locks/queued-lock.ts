@@ -1,3 +1,4 @@
+import { leaseEnd, now } from "./lease";
 import { acquireLocal, hasLocalWaiters } from "./local-queue";
 import type { HeldLock, LockOptions } from "./types";
 
@@ -7,14 +8,17 @@ export interface SharedLock {
    * kind, so a strategy switch or a new TTL never inherits the previous lock.
    */
   readonly kind: string;
-  /** Acquires by `deadline` or throws; resolves with how long the lock is known to be held (ms). */
+  /**
+   * Acquires by `deadline` (Date.now() ms) or throws; resolves with when the lock stops being
+   * ours on the monotonic clock (see ./lease.ts), or Infinity for a lock with no expiry.
+   */
   acquire(deadline: number): Promise<number>;
   /** Resolves false when the lock was no longer ours (expired, or taken by another holder). */
   release(): Promise<boolean>;
   /**
    * Watchdog: extends the lock by a TTL while its holder works; resolves false when the lock is
-   * no longer ours. When present, it runs every TTL/3 and the holder must stop before writing
-   * once a renewal fails (HeldLock.stopWhenLost).
+   * no longer ours. When present, it runs every TTL/3; each success moves the lease's end to a
+   * TTL after the renewal was sent, and a renewal that fails or hangs lets the lease run out.
    */
   renew?(): Promise<boolean>;
   /** The fencing token of the current acquisition, when the strategy hands one out. */
@@ -25,6 +29,11 @@ export interface SharedLock {
    * @default true
    */
   readonly handOn?: boolean;
+  /**
+   * False for the unsafe teaching strategies (setnx): their holders skip the time-left check
+   * before writing, exactly as the naive code the articles show does. @default true
+   */
+  readonly checked?: boolean;
 }
 
 /**
@@ -40,7 +49,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 interface Lease {
   readonly kind: string;
   readonly lock: SharedLock;
-  /** Moved forward by each successful watchdog renewal. */
+  /** When the lock stops being ours, monotonic ms; moved forward by each successful renewal. */
   validUntil: number;
   readonly takenAt: number;
   readonly maxAgeMs: number;
@@ -70,33 +79,24 @@ export async function withQueuedLock<T>(
   try {
     const lease = await takeLease(resource, options, lock, deadline);
     const expiry = new AbortController();
-    const validForMs = Math.max(0, lease.validUntil - Date.now());
-    // A lock with no expiry (setnx-no-expiry) has no validity to watch; Node would run a
-    // longer timer after 1 ms.
-    const timer = lease.lock.renew
-      ? startWatchdog(lease, options.ttlMs, expiry)
-      : validForMs <= MAX_TIMER_MS ? setTimeout(() => expiry.abort(), validForMs) : undefined;
-    const stopTimer = () => {
-      clearTimeout(timer);
-      clearInterval(timer);
-    };
+    const timers = armExpiry(lease, options.ttlMs, expiry);
     // Handed on early (writeSent): the lease now belongs to the next buyer of the line.
     let handedOn = false;
     const writeSent = () => {
       if (handedOn || !canHandOn(resource, lease)) return;
       handedOn = true;
-      stopTimer();
+      timers.stop();
       releaseLocal();
     };
     try {
       return await critical({
         signal: expiry.signal,
-        stopWhenLost: Boolean(lease.lock.renew),
+        ...(lease.lock.checked !== false && { timeLeftMs: () => lease.validUntil - now() }),
         fencingToken: lease.lock.fencingToken?.(),
         writeSent: lease.lock.handOn === false || lease.lock.renew ? undefined : writeSent,
       });
     } finally {
-      stopTimer();
+      timers.stop();
       if (!handedOn && !canHandOn(resource, lease)) {
         leases.delete(resource);
         // A failed release must not undo a finished purchase: the lock expires by its TTL anyway.
@@ -109,38 +109,61 @@ export async function withQueuedLock<T>(
   }
 }
 
-/** Renews the lease every TTL/3 while its holder works; a failed renewal aborts the holder. */
-function startWatchdog(lease: Lease, ttlMs: number, expiry: AbortController): NodeJS.Timeout {
-  let renewing = false;
-  return setInterval(() => {
-    if (renewing || expiry.signal.aborted) return;
-    renewing = true;
-    lease.lock.renew!()
-      .then((renewed) => {
-        if (renewed) lease.validUntil = Date.now() + ttlMs;
-        else expiry.abort();
-      })
-      .catch(() => expiry.abort())
-      .finally(() => {
-        renewing = false;
-      });
-  }, Math.max(1, Math.floor(ttlMs / 3)));
+/**
+ * Aborts the holder's signal when the lease runs out, and with a watchdog renews it every TTL/3:
+ * each renewal that succeeds moves the end to a TTL after it was sent; one that fails aborts at
+ * once; one that hangs changes nothing, so the lease still runs out on time.
+ */
+function armExpiry(lease: Lease, ttlMs: number, expiry: AbortController): { stop(): void } {
+  let expiryTimer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(expiryTimer);
+    const leftMs = lease.validUntil - now();
+    // A lock with no expiry (setnx-no-expiry) has no validity to watch; Node would run a longer timer after 1 ms.
+    if (leftMs <= MAX_TIMER_MS) expiryTimer = setTimeout(() => expiry.abort(), Math.max(0, leftMs));
+  };
+  arm();
+  let renewTimer: NodeJS.Timeout | undefined;
+  if (lease.lock.renew) {
+    let renewing = false;
+    renewTimer = setInterval(() => {
+      if (renewing || expiry.signal.aborted) return;
+      renewing = true;
+      const sentAt = now();
+      lease.lock.renew!()
+        .then((renewed) => {
+          if (!renewed) return expiry.abort();
+          lease.validUntil = Math.max(lease.validUntil, leaseEnd(sentAt, ttlMs));
+          arm();
+        })
+        .catch(() => expiry.abort())
+        .finally(() => {
+          renewing = false;
+        });
+    }, Math.max(1, Math.floor(ttlMs / 3)));
+  }
+  return {
+    stop() {
+      clearTimeout(expiryTimer);
+      clearInterval(renewTimer);
+    },
+  };
 }
 
 /** The lease handed on by the previous holder of this line, or a freshly acquired one. */
 async function takeLease(resource: string, options: LockOptions, lock: SharedLock, deadline: number): Promise<Lease> {
   const inherited = leases.get(resource);
   if (inherited) {
-    if (inherited.kind === lock.kind && Date.now() < inherited.validUntil) return inherited;
+    if (inherited.kind === lock.kind && now() < inherited.validUntil) return inherited;
     leases.delete(resource);
     await inherited.lock.release().catch(() => true);
   }
-  const validMs = await lock.acquire(deadline);
-  const takenAt = Date.now();
+  const validUntil = await lock.acquire(deadline);
+  const takenAt = now();
   const lease: Lease = {
     kind: lock.kind,
     lock,
-    validUntil: takenAt + validMs,
+    validUntil,
     takenAt,
     maxAgeMs: Math.min(MAX_LEASE_MS, options.ttlMs * LEASE_SHARE_OF_TTL),
   };
@@ -149,6 +172,7 @@ async function takeLease(resource: string, options: LockOptions, lock: SharedLoc
 }
 
 function canHandOn(resource: string, lease: Lease): boolean {
-  return lease.lock.handOn !== false && leases.get(resource) === lease && hasLocalWaiters(resource) && Date.now() - lease.takenAt < lease.maxAgeMs
-    && Date.now() < lease.validUntil;
+  const at = now();
+  return lease.lock.handOn !== false && leases.get(resource) === lease && hasLocalWaiters(resource)
+    && at - lease.takenAt < lease.maxAgeMs && at < lease.validUntil;
 }

@@ -1,7 +1,9 @@
+import { lockKey } from "../sale/keys";
 import { randomUUID } from "node:crypto";
 import type Redis from "ioredis";
 import { getRedisNodes } from "../redis";
 import { contend } from "./contend";
+import { driftMs, now } from "./lease";
 import { withQueuedLock } from "./queued-lock";
 import { releaseChannel } from "./release-signal";
 import { ACQUIRED, lockScripts } from "./scripts";
@@ -79,7 +81,7 @@ export function createRedlock(settings: RedlockSettings = DEFAULT_REDLOCK_SETTIN
       const nodes = getRedisNodes();
       const quorum = Math.floor(nodes.length / 2) + 1;
       const nodeIndexes = nodes.map((_, index) => index);
-      const key = `lock:${resource}`;
+      const key = lockKey(resource);
       const token = randomUUID();
       const channel = releaseChannel(resource);
 
@@ -90,24 +92,24 @@ export function createRedlock(settings: RedlockSettings = DEFAULT_REDLOCK_SETTIN
         return answers.filter((answer) => answer.ok && answer.value === 1).length;
       };
 
-      let validityMs = 0;
+      let validUntil = 0;
       // Set when the last attempt failed because too few nodes answered (slow, not known down):
       // running out of time then means "unavailable", not "busy".
       let quorumLost = false;
       return withQueuedLock(resource, options, {
-        kind: `redlock:${options.ttlMs}`,
+        kind: `redlock:${options.ttlMs}:${options.epoch ?? 0}`,
         async acquire(deadline) {
           await contendOrUnavailable(() => quorumLost, () => contend(
             { resource, deadline, waitTimeoutMs: options.waitTimeoutMs, nodeIndexes, jitterMs: settings.retryJitterMs },
             async () => {
-              const startedAt = Date.now();
+              const sentAt = now();
               const answers = await Promise.all(
                 nodes.map((node) => ask(node, () => lockScripts(node).acquireTokenLock(key, token, options.ttlMs), settings.perNodeTimeoutMs)),
               );
-              const drift = Math.round(options.ttlMs * settings.driftFactor) + settings.driftFixedMs;
-              validityMs = options.ttlMs - (Date.now() - startedAt) - drift;
+              // Validity runs from when the requests were sent, on the monotonic clock.
+              validUntil = sentAt + options.ttlMs - driftMs(options.ttlMs, settings.driftFactor, settings.driftFixedMs);
               const granted = answers.filter((answer) => answer.ok && answer.value === ACQUIRED).length;
-              if (granted >= quorum && validityMs > 0) return { acquired: true };
+              if (granted >= quorum && validUntil > now()) return { acquired: true };
 
               await releaseEverywhere();
               const silent = answers.filter((answer) => !answer.ok);
@@ -121,7 +123,7 @@ export function createRedlock(settings: RedlockSettings = DEFAULT_REDLOCK_SETTIN
               return { acquired: false, holderTtlMs: holderTtls.length ? Math.min(...holderTtls) : options.ttlMs };
             },
           ));
-          return validityMs;
+          return validUntil;
         },
         release: async () => (await releaseEverywhere()) >= quorum,
       }, critical);

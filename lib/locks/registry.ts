@@ -5,6 +5,7 @@ import { pgForUpdate } from "./pg-for-update";
 import { redlock } from "./redlock";
 import { setnx } from "./setnx";
 import { pgNowait } from "./pg-nowait";
+import { pgUnfenced } from "./pg-unfenced";
 import { setnxNoExpiry } from "./setnx-no-expiry";
 import { tokenFencing } from "./token-fencing";
 import { tokenGetDel } from "./token-get-del";
@@ -29,6 +30,7 @@ const STRATEGIES: Readonly<Record<StrategyName, LockStrategy>> = Object.freeze({
   "token-fencing": lab(tokenFencing),
   "token-reentrant": lab(tokenReentrant),
   "pg-nowait": lab(pgNowait),
+  "pg-unfenced": lab(pgUnfenced),
 });
 
 function lab(strategy: LockStrategy): LockStrategy {

@@ -82,16 +82,25 @@ interface LockScripts {
 
 const registered = new WeakSet<Redis>();
 
+/**
+ * Defines the lock scripts on a client. lib/redis.ts does it as each client is created: an
+ * auto-pipeline copies the client's commands when it is opened, so a command defined while one is
+ * pending would be missing from it (ioredis#1931: the pipeline's callbacks then throw and every
+ * command in it hangs).
+ */
+export function defineLockScripts(client: Redis): void {
+  if (registered.has(client)) return;
+  client.defineCommand("acquireTokenLock", { numberOfKeys: 1, lua: ACQUIRE_TOKEN_LOCK });
+  client.defineCommand("releaseTokenLock", { numberOfKeys: 1, lua: RELEASE_TOKEN_LOCK });
+  client.defineCommand("renewTokenLock", { numberOfKeys: 1, lua: RENEW_TOKEN_LOCK });
+  client.defineCommand("acquireFencedLock", { numberOfKeys: 2, lua: ACQUIRE_FENCED_LOCK });
+  client.defineCommand("acquireReentrantLock", { numberOfKeys: 1, lua: ACQUIRE_REENTRANT_LOCK });
+  client.defineCommand("releaseReentrantLock", { numberOfKeys: 1, lua: RELEASE_REENTRANT_LOCK });
+  registered.add(client);
+}
+
 export function lockScripts(client: Redis): LockScripts {
-  if (!registered.has(client)) {
-    client.defineCommand("acquireTokenLock", { numberOfKeys: 1, lua: ACQUIRE_TOKEN_LOCK });
-    client.defineCommand("releaseTokenLock", { numberOfKeys: 1, lua: RELEASE_TOKEN_LOCK });
-    client.defineCommand("renewTokenLock", { numberOfKeys: 1, lua: RENEW_TOKEN_LOCK });
-    client.defineCommand("acquireFencedLock", { numberOfKeys: 2, lua: ACQUIRE_FENCED_LOCK });
-    client.defineCommand("acquireReentrantLock", { numberOfKeys: 1, lua: ACQUIRE_REENTRANT_LOCK });
-    client.defineCommand("releaseReentrantLock", { numberOfKeys: 1, lua: RELEASE_REENTRANT_LOCK });
-    registered.add(client);
-  }
+  defineLockScripts(client);
   return client as unknown as LockScripts;
 }
 

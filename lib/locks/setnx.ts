@@ -1,3 +1,4 @@
+import { lockKey } from "../sale/keys";
 import { faultDelay } from "../lab/faults";
 import { getRedis } from "../redis";
 import { contend } from "./contend";
@@ -17,9 +18,11 @@ export function createSetnx(name: "setnx" | "setnx-no-expiry", expire: boolean):
     safe: false,
     withLock(resource, options, critical) {
       const redis = getRedis();
-      const key = `lock:${resource}`;
+      const key = lockKey(resource);
       return withQueuedLock(resource, options, {
-        kind: `${name}:${options.ttlMs}`,
+        kind: `${name}:${options.ttlMs}:${options.epoch ?? 0}`,
+        // The naive lock checks nothing before writing: that is the pitfall it shows.
+        checked: false,
         async acquire(deadline) {
           await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs }, async () => {
             if ((await redis.setnx(key, "locked")) === 1) {
@@ -32,7 +35,7 @@ export function createSetnx(name: "setnx" | "setnx-no-expiry", expire: boolean):
             const holderTtlMs = await redis.pttl(key);
             return { acquired: false, holderTtlMs: holderTtlMs === -1 ? Infinity : Math.max(holderTtlMs, 0) };
           });
-          return expire ? options.ttlMs : Number.MAX_SAFE_INTEGER;
+          return expire ? performance.now() + options.ttlMs : Infinity;
         },
         async release() {
           await redis.del(key);

@@ -1,7 +1,9 @@
+import { lockKey } from "../sale/keys";
 import { randomUUID } from "node:crypto";
 import { faultDelay } from "../lab/faults";
 import { getRedis, getWatchConnection } from "../redis";
 import { contend } from "./contend";
+import { leaseEnd, now } from "./lease";
 import { withQueuedLock, type SharedLock } from "./queued-lock";
 import { releaseChannel } from "./release-signal";
 import { ACQUIRED, lockScripts } from "./scripts";
@@ -38,17 +40,19 @@ export function createTokenLock(variant: TokenLockVariant): LockStrategy {
 
 function tokenLock(resource: string, options: LockOptions, variant: TokenLockVariant): SharedLock {
   const redis = lockScripts(getRedis());
-  const key = `lock:${resource}`;
+  const key = lockKey(resource);
   const token = randomUUID();
   const channel = releaseChannel(resource);
   let fencingToken: number | undefined;
   return {
-    kind: `${variant.name}:${options.ttlMs}`,
+    kind: `${variant.name}:${options.ttlMs}:${options.epoch ?? 0}`,
     // The lab's unlock variants must really unlock every time for their race to show, and every
     // fenced write must carry a token of its own acquisition.
     handOn: variant.unlock === "lua" && !variant.fencing && !variant.watchdog,
     async acquire(deadline) {
+      let sentAt = now();
       await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs }, async () => {
+        sentAt = now();
         if (variant.fencing) {
           const answer = await redis.acquireFencedLock(key, `fence:${resource}`, token, options.ttlMs);
           if (answer > 0) {
@@ -62,7 +66,7 @@ function tokenLock(resource: string, options: LockOptions, variant: TokenLockVar
         if (answer === ACQUIRED) return { acquired: true };
         return { acquired: false, holderTtlMs: answer < 0 ? Infinity : answer };
       });
-      return options.ttlMs;
+      return leaseEnd(sentAt, options.ttlMs);
     },
     release: () => {
       if (variant.unlock === "get-del") return releaseGetThenDel(key, token, channel, options);
@@ -70,7 +74,10 @@ function tokenLock(resource: string, options: LockOptions, variant: TokenLockVar
       return redis.releaseTokenLock(key, token, channel).then((released) => released === 1);
     },
     ...(variant.watchdog && {
-      renew: async () => (await redis.renewTokenLock(key, token, options.ttlMs)) === 1,
+      renew: async () => {
+        await faultDelay(options.faults, "before-renew");
+        return (await redis.renewTokenLock(key, token, options.ttlMs)) === 1;
+      },
     }),
     ...(variant.fencing && { fencingToken: () => fencingToken }),
   };

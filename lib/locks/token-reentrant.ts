@@ -1,7 +1,9 @@
+import { lockKey } from "../sale/keys";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { getRedis } from "../redis";
 import { contend } from "./contend";
+import { leaseEnd, now } from "./lease";
 import { withQueuedLock } from "./queued-lock";
 import { releaseChannel } from "./release-signal";
 import { ACQUIRED, lockScripts } from "./scripts";
@@ -19,7 +21,7 @@ export const tokenReentrant: LockStrategy = {
   safe: true,
   async withLock(resource, options, critical) {
     const redis = lockScripts(getRedis());
-    const key = `lock:${resource}`;
+    const key = lockKey(resource);
     const channel = releaseChannel(resource);
     const heldToken = holding.getStore()?.get(resource);
     if (heldToken) {
@@ -35,15 +37,17 @@ export const tokenReentrant: LockStrategy = {
     }
     const token = randomUUID();
     return withQueuedLock(resource, options, {
-      kind: `token-reentrant:${options.ttlMs}`,
+      kind: `token-reentrant:${options.ttlMs}:${options.epoch ?? 0}`,
       handOn: false,
       async acquire(deadline) {
+        let sentAt = now();
         await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs }, async () => {
+          sentAt = now();
           const answer = await redis.acquireReentrantLock(key, token, options.ttlMs);
           if (answer === ACQUIRED) return { acquired: true };
           return { acquired: false, holderTtlMs: answer < 0 ? Infinity : answer };
         });
-        return options.ttlMs;
+        return leaseEnd(sentAt, options.ttlMs);
       },
       release: async () => (await redis.releaseReentrantLock(key, token, channel, options.ttlMs)) === 1,
     }, (held) => holding.run(new Map([...(holding.getStore() ?? []), [resource, token]]), () => critical(held)));

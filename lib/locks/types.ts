@@ -20,6 +20,7 @@ export const STRATEGY_NAMES = [
   "token-fencing",
   "token-reentrant",
   "pg-nowait",
+  "pg-unfenced",
 ] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
@@ -32,13 +33,23 @@ export interface LockOptions {
   readonly onLockLost?: () => void;
   /** Lab faults: delays at named points of the lock's own steps. */
   readonly faults?: FaultDelays;
+  /**
+   * The shared config's epoch (bumped by every strategy or knob switch and sale reset): a lease
+   * is handed on only to a buyer of the same epoch. @default 0
+   */
+  readonly epoch?: number;
 }
 
 export interface HeldLock {
   /** Aborted when the strategy knows the lock is no longer held (TTL or validity elapsed). */
   readonly signal: AbortSignal;
-  /** When true the holder must stop before writing once `signal` aborts (watchdog renewal). */
-  readonly stopWhenLost?: boolean;
+  /**
+   * A lease's time left, in ms on the monotonic clock (see ./lease.ts), counted from when the
+   * acquire or the last successful renewal was sent, drift deducted. The holder checks it just
+   * before writing and stops below MIN_LEASE_LEFT_MS. Absent for locks that are no lease (no
+   * expiry, in-process) and for the unsafe teaching strategies, which skip the check on purpose.
+   */
+  readonly timeLeftMs?: () => number;
   /** A number from a Redis counter, higher for every acquisition; the store refuses older ones. */
   readonly fencingToken?: number;
   /**
@@ -73,8 +84,8 @@ export interface LockStrategy {
 
 export class LockBusyError extends Error {
   override name = "LockBusyError";
-  constructor(resource: string, waitedMs: number) {
-    super(`the lock on ${resource} could not be had within ${waitedMs} ms`);
+  constructor(resource: string, waitedMs: number, reason?: string) {
+    super(`the lock on ${resource} could not be had within ${waitedMs} ms${reason ? `: ${reason}` : ""}`);
   }
 }
 

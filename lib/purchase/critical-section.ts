@@ -1,5 +1,5 @@
 import type Redis from "ioredis";
-import { STOCK_KEY, saleCounterKeys } from "../sale/keys";
+import { CONFIG_KEY, PENDING_SALES_KEY, STOCK_KEY, saleCounterKeys } from "../sale/keys";
 
 /**
  * The critical section's Redis side, measured. Entering counts the holders inside (per instance,
@@ -7,7 +7,35 @@ import { STOCK_KEY, saleCounterKeys } from "../sale/keys";
  * and reads the stock; leaving writes the new stock, if any, and counts the holder out.
  * The stock write stays a blind `SET stock−1` of a value read earlier, exactly the
  * read-modify-write the lock must protect: fusing the counters saves round trips, not honesty.
+ *
+ * Two guards ride along in the same scripts, at no extra round trip:
+ * - the write that takes a unit also records a *reservation* (which unit, for whom) in the sale's
+ *   pending hash, so a crash between the stock write and the order insert leaves a record the
+ *   reconciler settles (lib/purchase/reconciler.ts);
+ * - every access carries the config epoch the buyer started under: a switch of strategy or knobs,
+ *   or a sale reset, drains the holders inside and bumps the epoch (lib/sale/switch.ts), so a
+ *   holder of the old lock can neither enter nor write beside a holder of the new one.
  */
+
+/** Script answers shared by the entry scripts (a stock read is ≥ 0). */
+const REFUSED_STALE = -1;
+const REFUSED_SWITCH = -2;
+
+/** Refuses a buyer whose config epoch is not the current one, or any buyer while a switch drains. */
+const CHECK_EPOCH_ON_ENTRY = `
+local config = redis.call('HMGET', KEYS[4], 'epoch', 'draining')
+if (config[1] or '0') ~= ARGV[2] then return -2 end
+if config[2] and tonumber(config[2]) > tonumber(redis.call('TIME')[1]) * 1000 then return -2 end
+`;
+
+/** A holder that entered before a switch that timed out waiting for it may not write after it. */
+const CHECK_EPOCH_ON_WRITE = `
+if (redis.call('HGET', KEYS[3], 'epoch') or '0') ~= ARGV[3] then
+  redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+  return -2
+end
+`;
+
 /** Counts this holder in (per instance) and keeps the peak: KEYS[1] holders, KEYS[2] peak, ARGV[1] instance. */
 const COUNT_HOLDER_IN = `
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
@@ -18,58 +46,94 @@ if inside > tonumber(redis.call('GET', KEYS[2]) or '0') then
 end
 `;
 
+/**
+ * Records the reservation of the unit just taken: field = reservation id, value = the client's
+ * JSON prefix (unit, buyer, …) closed here with Redis' own clock and the state 'pending'.
+ * Expects locals \`pending\`, \`sales\`, \`reservation\`, \`entry\`, \`saleId\`.
+ */
+const RECORD_RESERVATION = `
+if reservation ~= '' then
+  local now = redis.call('TIME')
+  local at = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  redis.call('HSET', pending, reservation, entry .. ',"at":' .. at .. ',"state":"pending"}')
+  redis.call('SADD', sales, saleId)
+end
+`;
+
 export const ENTER_CRITICAL_SECTION = `
--- KEYS[1] holders per instance (hash); KEYS[2] peak holders; KEYS[3] stock; ARGV[1] instance
+-- KEYS[1] holders per instance (hash); KEYS[2] peak holders; KEYS[3] stock; KEYS[4] config
+-- ARGV[1] instance; ARGV[2] config epoch
+${CHECK_EPOCH_ON_ENTRY}
 ${COUNT_HOLDER_IN}
 return tonumber(redis.call('GET', KEYS[3]) or '0')
 `;
 
 export const LEAVE_CRITICAL_SECTION = `
--- KEYS[1] holders per instance; KEYS[2] stock; ARGV[1] instance; ARGV[2] stock to write, or ''
-if ARGV[2] ~= '' then
-  redis.call('SET', KEYS[2], ARGV[2])
+-- KEYS[1] holders per instance; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales
+-- ARGV[1] instance; ARGV[2] stock to write, or ''; ARGV[3] epoch; ARGV[4] reservation id, or '';
+-- ARGV[5] reservation JSON prefix; ARGV[6] sale id
+if ARGV[2] == '' then
+  redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+  return 1
 end
+${CHECK_EPOCH_ON_WRITE}
+redis.call('SET', KEYS[2], ARGV[2])
+local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[4], ARGV[5], ARGV[6]
+${RECORD_RESERVATION}
 redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
 return 1
 `;
 
 /**
- * The fenced store (token-fencing): every access carries the lock's fencing token, and the store
- * refuses a token lower than the highest it has accepted, for the read as for the write. A
- * holder that paused past its TTL is therefore refused both if a newer holder read the stock
- * since and if a newer holder already wrote it: its stale write never lands.
+ * The fenced store (token-fencing, pg-for-update): every access carries the lock's fencing token,
+ * and the store refuses a token lower than the highest it has accepted, for the read as for the
+ * write. A holder that paused past its lease is therefore refused both if a newer holder read the
+ * stock since and if a newer holder already wrote it: its stale write never lands.
  */
 export const ENTER_FENCED = `
--- KEYS[1] holders; KEYS[2] peak; KEYS[3] stock; KEYS[4] highest token accepted; KEYS[5] refusals
--- ARGV[1] instance; ARGV[2] fencing token
-if tonumber(ARGV[2]) < tonumber(redis.call('GET', KEYS[4]) or '0') then
-  redis.call('INCR', KEYS[5])
+-- KEYS[1] holders; KEYS[2] peak; KEYS[3] stock; KEYS[4] config; KEYS[5] highest token accepted; KEYS[6] refusals
+-- ARGV[1] instance; ARGV[2] epoch; ARGV[3] fencing token
+${CHECK_EPOCH_ON_ENTRY}
+if tonumber(ARGV[3]) < tonumber(redis.call('GET', KEYS[5]) or '0') then
+  redis.call('INCR', KEYS[6])
   return -1                          -- a newer holder has been here: refuse the stale reader
 end
-redis.call('SET', KEYS[4], ARGV[2])
+redis.call('SET', KEYS[5], ARGV[3])
 ${COUNT_HOLDER_IN}
 return tonumber(redis.call('GET', KEYS[3]) or '0')
 `;
 
 export const LEAVE_FENCED = `
--- KEYS[1] holders; KEYS[2] stock; KEYS[3] highest token accepted; KEYS[4] refusals; KEYS[5] write log
--- ARGV[1] instance; ARGV[2] stock to write, or ''; ARGV[3] fencing token
+-- KEYS[1] holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales;
+-- KEYS[6] highest token accepted; KEYS[7] refusals; KEYS[8] write log
+-- ARGV[1] instance; ARGV[2] stock to write, or ''; ARGV[3] epoch; ARGV[4] reservation id, or '';
+-- ARGV[5] reservation JSON prefix; ARGV[6] sale id; ARGV[7] fencing token
+if ARGV[2] == '' then
+  redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+  return 1
+end
+${CHECK_EPOCH_ON_WRITE}
 redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
-if ARGV[2] == '' then return 1 end
-if tonumber(ARGV[3]) < tonumber(redis.call('GET', KEYS[3]) or '0') then
-  redis.call('INCR', KEYS[4])
+if tonumber(ARGV[7]) < tonumber(redis.call('GET', KEYS[6]) or '0') then
+  redis.call('INCR', KEYS[7])
   return 0                           -- stale write refused: the stock keeps the newer holder's value
 end
-redis.call('SET', KEYS[3], ARGV[3])
+redis.call('SET', KEYS[6], ARGV[7])
 redis.call('SET', KEYS[2], ARGV[2])
-redis.call('RPUSH', KEYS[5], ARGV[3])  -- the tokens of accepted writes, in order (for the lab)
-redis.call('LTRIM', KEYS[5], -10000, -1)
+local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[4], ARGV[5], ARGV[6]
+${RECORD_RESERVATION}
+redis.call('RPUSH', KEYS[8], ARGV[7])  -- the tokens of accepted writes, in order (for the lab)
+redis.call('LTRIM', KEYS[8], -10000, -1)
 return 1
 `;
 
-/** The lock-free purchase: check and decrement in one atomic step (counted like a holder). */
+/** The lock-free purchase: check, decrement and reserve in one atomic step (counted like a holder). */
 export const TAKE_UNIT_ATOMICALLY = `
--- KEYS[1] peak holders; KEYS[2] stock
+-- KEYS[1] peak holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales
+-- ARGV[1] epoch; ARGV[2] reservation id; ARGV[3] reservation JSON prefix (unit added here); ARGV[4] sale id
+local config = redis.call('HMGET', KEYS[3], 'epoch', 'draining')
+if (config[1] or '0') ~= ARGV[1] then return -2 end
+if config[2] and tonumber(config[2]) > tonumber(redis.call('TIME')[1]) * 1000 then return -2 end
 if redis.call('GET', KEYS[1]) == false then
   redis.call('SET', KEYS[1], 1)      -- one script runs at a time: never more than one "holder"
 end
@@ -77,64 +141,145 @@ local stock = tonumber(redis.call('GET', KEYS[2]) or '0')
 if stock <= 0 then
   return -1                          -- sold out
 end
-return redis.call('DECR', KEYS[2])   -- the stock left after this unit
+local left = redis.call('DECR', KEYS[2])
+local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[2], ARGV[3] .. ',"unit":' .. stock, ARGV[4]
+${RECORD_RESERVATION}
+return left                          -- the stock left after this unit
 `;
 
+/**
+ * The reconciler's give-back of a reserved unit whose order never came: it puts the unit back on
+ * the shelf only as itself — when the stock is exactly one below it, so units keep their numbers
+ * and the accounting stays exact — and only while the reservation is the reconciler's to settle.
+ * Run under the sale's lock (a blind SET of a holder that read earlier would undo it).
+ */
+export const GIVE_BACK_UNIT = `
+-- KEYS[1] stock; KEYS[2] pending; KEYS[3] config; KEYS[4] highest token accepted
+-- ARGV[1] reservation id; ARGV[2] unit; ARGV[3] epoch; ARGV[4] fencing token, or ''
+if (redis.call('HGET', KEYS[3], 'epoch') or '0') ~= ARGV[3] then return -2 end
+local raw = redis.call('HGET', KEYS[2], ARGV[1])
+if not raw or not string.find(raw, '"state":"settling"', 1, true) then return -3 end
+if ARGV[4] ~= '' then
+  if tonumber(ARGV[4]) < tonumber(redis.call('GET', KEYS[4]) or '0') then return -1 end
+  redis.call('SET', KEYS[4], ARGV[4])
+end
+if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[2]) - 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+`;
+
+type Script = (...keysThenArgs: (string | number)[]) => Promise<number>;
+
 interface CriticalSectionScripts {
-  takeUnitAtomically(peakKey: string, stockKey: string): Promise<number>;
-  enterCriticalSection(holdersKey: string, peakKey: string, stockKey: string, instance: string): Promise<number>;
-  leaveCriticalSection(holdersKey: string, stockKey: string, instance: string, newStock: string): Promise<number>;
-  enterFenced(...args: [string, string, string, string, string, string, number]): Promise<number>;
-  leaveFenced(...args: [string, string, string, string, string, string, string, number]): Promise<number>;
+  takeUnitAtomically: Script;
+  enterCriticalSection: Script;
+  leaveCriticalSection: Script;
+  enterFenced: Script;
+  leaveFenced: Script;
+  giveBackUnit: Script;
 }
 
 const registered = new WeakSet<Redis>();
 
-function scripts(client: Redis): CriticalSectionScripts {
+/** Defines the critical section's scripts on a client (lib/redis.ts does it at creation; see defineLockScripts). */
+export function defineCriticalSectionScripts(client: Redis): void {
   if (!registered.has(client)) {
-    client.defineCommand("enterCriticalSection", { numberOfKeys: 3, lua: ENTER_CRITICAL_SECTION });
-    client.defineCommand("leaveCriticalSection", { numberOfKeys: 2, lua: LEAVE_CRITICAL_SECTION });
-    client.defineCommand("takeUnitAtomically", { numberOfKeys: 2, lua: TAKE_UNIT_ATOMICALLY });
-    client.defineCommand("enterFenced", { numberOfKeys: 5, lua: ENTER_FENCED });
-    client.defineCommand("leaveFenced", { numberOfKeys: 5, lua: LEAVE_FENCED });
+    client.defineCommand("enterCriticalSection", { numberOfKeys: 4, lua: ENTER_CRITICAL_SECTION });
+    client.defineCommand("leaveCriticalSection", { numberOfKeys: 5, lua: LEAVE_CRITICAL_SECTION });
+    client.defineCommand("takeUnitAtomically", { numberOfKeys: 5, lua: TAKE_UNIT_ATOMICALLY });
+    client.defineCommand("enterFenced", { numberOfKeys: 6, lua: ENTER_FENCED });
+    client.defineCommand("leaveFenced", { numberOfKeys: 8, lua: LEAVE_FENCED });
+    client.defineCommand("giveBackUnit", { numberOfKeys: 4, lua: GIVE_BACK_UNIT });
     registered.add(client);
   }
+}
+
+function scripts(client: Redis): CriticalSectionScripts {
+  defineCriticalSectionScripts(client);
   return client as unknown as CriticalSectionScripts;
 }
 
-export interface CriticalSection {
-  /** The stock read on entry; undefined when a fenced store refused this (stale) holder. */
-  readonly stock: number | undefined;
-  /** Writes `newStock` (or nothing) and counts the holder out; false when a fenced write was refused. */
-  leave(newStock?: number): Promise<boolean>;
+/** Who a unit is reserved for: recorded with the stock write, read back by the reconciler. */
+export interface ReservationMeta {
+  readonly id: string;
+  readonly buyer: string;
+  readonly instance: string;
+  readonly strategy: string;
+  readonly runId: number | null;
 }
+
+/** A reservation as the pending hash keeps it. */
+export interface PendingEntry extends ReservationMeta {
+  readonly unit: number;
+  /** Redis time (ms) of the stock write. */
+  readonly at: number;
+  readonly state: "pending" | "settling";
+}
+
+/** The JSON the scripts close with the time and state; `unit` is added by the atomic script itself. */
+function reservationPrefix(meta: ReservationMeta, unit?: number): string {
+  const fields = JSON.stringify({ buyer: meta.buyer, instance: meta.instance, strategy: meta.strategy, runId: meta.runId, ...(unit === undefined ? {} : { unit }) });
+  return fields.slice(0, -1);
+}
+
+export type EntryRefusal = "stale" | "switching";
+
+export type LeaveResult = "written" | EntryRefusal;
+
+export interface CriticalSection {
+  /** The stock read on entry, or why the store refused this holder. */
+  readonly stock: number | EntryRefusal;
+  /**
+   * Counts the holder out and, given `newStock`, writes it — recording `reservation` for the unit
+   * just taken when one is given. Resolves with whether the write landed.
+   */
+  leave(newStock?: number, reservation?: ReservationMeta): Promise<LeaveResult>;
+}
+
+export interface EnterOptions {
+  readonly saleId: number;
+  readonly instance: string;
+  readonly epoch: number;
+  readonly fencingToken?: number;
+}
+
+const refusal = (answer: number): EntryRefusal | undefined =>
+  answer === REFUSED_STALE ? "stale" : answer === REFUSED_SWITCH ? "switching" : undefined;
 
 /**
  * Enters the critical section: counts the holder in and reads the stock. With a fencing token
  * the store checks it on the read and on the write (see ENTER_FENCED / LEAVE_FENCED).
  */
-export async function enterCriticalSection(
-  redis: Redis,
-  saleId: number,
-  instance: string,
-  fencingToken?: number,
-): Promise<CriticalSection> {
+export async function enterCriticalSection(redis: Redis, options: EnterOptions): Promise<CriticalSection> {
+  const { saleId, instance, fencingToken } = options;
+  const epoch = String(options.epoch);
   const keys = saleCounterKeys(saleId);
   const run = scripts(redis);
-  const encode = (newStock?: number) => (newStock === undefined ? "" : String(newStock));
+  const writeArgs = (newStock: number | undefined, reservation: ReservationMeta | undefined, unit: number) =>
+    [newStock === undefined ? "" : String(newStock), epoch, reservation?.id ?? "", reservation ? reservationPrefix(reservation, unit) : "", String(saleId)] as const;
+  const landed = (answer: number): LeaveResult => (answer === 1 ? "written" : answer === REFUSED_SWITCH ? "switching" : "stale");
+
   if (fencingToken === undefined) {
-    const stock = await run.enterCriticalSection(keys.holders, keys.peak, STOCK_KEY, instance);
+    const read = await run.enterCriticalSection(keys.holders, keys.peak, STOCK_KEY, CONFIG_KEY, instance, epoch);
+    const refused = refusal(read);
+    if (refused) return { stock: refused, leave: async () => refused };
     return {
-      stock,
-      leave: async (newStock) => (await run.leaveCriticalSection(keys.holders, STOCK_KEY, instance, encode(newStock))) === 1,
+      stock: read,
+      leave: async (newStock, reservation) =>
+        landed(await run.leaveCriticalSection(keys.holders, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, instance, ...writeArgs(newStock, reservation, read))),
     };
   }
-  const read = await run.enterFenced(keys.holders, keys.peak, STOCK_KEY, keys.fence, keys.staleRefused, instance, fencingToken);
-  if (read < 0) return { stock: undefined, leave: async () => false };
+  const read = await run.enterFenced(keys.holders, keys.peak, STOCK_KEY, CONFIG_KEY, keys.fence, keys.staleRefused, instance, epoch, fencingToken);
+  const refused = refusal(read);
+  if (refused) return { stock: refused, leave: async () => refused };
   return {
     stock: read,
-    leave: async (newStock) =>
-      (await run.leaveFenced(keys.holders, STOCK_KEY, keys.fence, keys.staleRefused, keys.fenceLog, instance, encode(newStock), fencingToken)) === 1,
+    leave: async (newStock, reservation) =>
+      landed(await run.leaveFenced(
+        keys.holders, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, keys.fence, keys.staleRefused, keys.fenceLog,
+        instance, ...writeArgs(newStock, reservation, read), fencingToken,
+      )),
   };
 }
 
@@ -143,8 +288,42 @@ export async function clearInstanceHolders(redis: Redis, saleId: number, instanc
   await redis.hdel(saleCounterKeys(saleId).holders, instance);
 }
 
-/** Takes one unit with no lock; resolves with the stock seen and left, or undefined when sold out. */
-export async function takeUnitAtomically(redis: Redis, saleId: number) {
-  const left = await scripts(redis).takeUnitAtomically(saleCounterKeys(saleId).peak, STOCK_KEY);
-  return left < 0 ? undefined : { stockSeen: left + 1, stockLeft: left };
+export type AtomicTake = { readonly stockSeen: number; readonly stockLeft: number } | "sold-out" | "switching";
+
+/** Takes one unit with no lock, reserving it for `reservation`. */
+export async function takeUnitAtomically(redis: Redis, saleId: number, epoch: number, reservation: ReservationMeta): Promise<AtomicTake> {
+  const keys = saleCounterKeys(saleId);
+  const left = await scripts(redis).takeUnitAtomically(
+    keys.peak, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, String(epoch), reservation.id, reservationPrefix(reservation), saleId,
+  );
+  if (left === REFUSED_SWITCH) return "switching";
+  return left < 0 ? "sold-out" : { stockSeen: left + 1, stockLeft: left };
+}
+
+export type GiveBackResult = "given-back" | "stock-moved" | "not-settling" | "stale" | "switching";
+
+/** Puts a reserved unit back on the shelf as itself (see GIVE_BACK_UNIT); run under the sale's lock. */
+export async function giveBackUnit(
+  redis: Redis,
+  saleId: number,
+  entry: { readonly id: string; readonly unit: number },
+  epoch: number,
+  fencingToken?: number,
+): Promise<GiveBackResult> {
+  const keys = saleCounterKeys(saleId);
+  const answer = await scripts(redis).giveBackUnit(
+    STOCK_KEY, keys.pending, CONFIG_KEY, keys.fence, entry.id, entry.unit, String(epoch), fencingToken === undefined ? "" : String(fencingToken),
+  );
+  switch (answer) {
+    case 1:
+      return "given-back";
+    case 0:
+      return "stock-moved";
+    case -1:
+      return "stale";
+    case -2:
+      return "switching";
+    default:
+      return "not-settling";
+  }
 }

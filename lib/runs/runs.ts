@@ -1,20 +1,21 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { getDb } from "../db";
-import { getActiveLabRunId } from "../lab/lab-runs";
 import { getRedis } from "../redis";
+import { verdictOf, type Verdict } from "../sale/accounting";
+import { claimStack, describeClaim, getStackClaim, releaseStackClaim, renewStackClaim } from "../stack/claim";
 import { updateConfig } from "../sale/config";
+import { settleReservations } from "../purchase/reconciler";
 import { getSaleStats, getStock, resetSale, tagSaleWithRun, type SaleStats } from "../sale/sale";
 import type { RunComplete, RunCreate, RunProgress } from "../validations/run";
 import { RunConflictError, RunNotFoundError, RunTokenError } from "./errors";
 import { summaryFromK6, type LoadSummary } from "./k6-summary";
 
 /**
- * Load runs. A run resets the sale under the chosen strategy and knobs, the load tool drives it
- * and reports progress and a summary with the run's own token; the run's invariants (orders,
- * remaining, oversell, lost stock, peak holders) are read from Redis and Postgres, never taken
- * from the load tool.
+ * Load runs. A run claims the stack, resets the sale under the chosen strategy and knobs, the load
+ * tool drives it and reports progress and a summary with the run's own token; the run's accounting
+ * (orders, double-sold, lost and phantom units, signed oversell, peak holders) is counted per unit
+ * from Redis and Postgres, never taken from the load tool.
  */
-const ACTIVE_KEY = "locklab:run:active";
 const runKeys = (id: number) => ({
   token: `locklab:run:${id}:token`,
   progress: `locklab:run:${id}:progress`,
@@ -35,41 +36,40 @@ export interface TimelinePoint {
   readonly errors: number;
 }
 
-export type Verdict = "PASS" | "FAIL";
+export type { Verdict };
+export { verdictOf };
 
-export function verdictOf(stats: Pick<SaleStats, "oversell" | "lostStock" | "peakHolders">): Verdict {
-  return stats.oversell === 0 && stats.lostStock === 0 && stats.peakHolders <= 1 ? "PASS" : "FAIL";
-}
-
-/** The run's own numbers, always read from Redis and Postgres. */
+/** The run's own numbers, always counted from Redis and Postgres. */
 function invariantsOf(stats: SaleStats) {
   return {
     orders: stats.orders,
     remaining: stats.remaining,
     oversell: stats.oversell,
-    lostStock: stats.lostStock,
+    doubleSold: stats.doubleSold,
+    lostUnits: stats.lostUnits,
+    phantomUnits: stats.phantomUnits,
+    outOfRange: stats.outOfRange,
+    pendingUnits: stats.pendingUnits,
     peakHolders: stats.peakHolders,
-    verdict: verdictOf(stats),
+    verdict: stats.verdict,
   };
 }
+
+/** How long a run's claim on the stack outlives its last report: a load tool that died lets go. */
+const claimMs = (durationMs: number | null | undefined) => (durationMs ?? 0) + STALE_AFTER_MS;
 
 export async function startRun(input: RunCreate): Promise<{ run: RunRecord; reportToken: string }> {
   const db = getDb();
   const redis = getRedis();
-  const labRunId = await getActiveLabRunId();
-  if (labRunId) {
-    throw new RunConflictError("run_in_progress", `lab scenario run ${labRunId} is using the stack; wait for it to finish`);
-  }
-  const claimed = await redis.set(ACTIVE_KEY, "starting", "EX", 60, "NX");
-  if (!claimed) {
-    const activeId = Number(await redis.get(ACTIVE_KEY));
-    if (!(await isAbandoned(activeId))) {
-      throw new RunConflictError("run_in_progress", `run ${activeId || "?"} is still in progress; wait for it to finish`);
-    }
-    if (activeId) await failRun(activeId, "abandoned: no report for two minutes");
-    await redis.set(ACTIVE_KEY, "starting", "EX", 60);
+  // The run's id is taken first: it is the claim's token.
+  const [next] = await db.$queryRaw<{ id: number }[]>`SELECT nextval(pg_get_serial_sequence('runs', 'id'))::int AS id`;
+  const id = Number(next!.id);
+  const holder = { kind: "run", id } as const;
+  if (!(await claimStack(holder, claimMs(input.durationMs)))) {
+    throw new RunConflictError("run_in_progress", `${describeClaim(await getStackClaim())}; wait for it to finish`);
   }
   try {
+    await failAbandonedRuns();
     const config = await updateConfig({
       strategy: input.strategy,
       lockTtlMs: input.lockTtlMs,
@@ -80,6 +80,7 @@ export async function startRun(input: RunCreate): Promise<{ run: RunRecord; repo
     const totalRequests = input.durationMs ? undefined : (input.totalRequests ?? Math.max(200, input.initialStock * 4));
     const run = await db.run.create({
       data: {
+        id,
         saleId: sale.id,
         strategy: config.strategy,
         scenario: input.scenario ?? null,
@@ -93,26 +94,18 @@ export async function startRun(input: RunCreate): Promise<{ run: RunRecord; repo
     });
     await tagSaleWithRun(sale.id, run.id);
     const reportToken = randomBytes(24).toString("base64url");
-    const keys = runKeys(run.id);
-    await redis
-      .multi()
-      .set(keys.token, reportToken, "EX", KEY_TTL_S)
-      .set(ACTIVE_KEY, String(run.id), "EX", KEY_TTL_S)
-      .exec();
+    await redis.set(runKeys(run.id).token, reportToken, "EX", KEY_TTL_S);
     return { run: toRecord(run), reportToken };
   } catch (error) {
-    await redis.del(ACTIVE_KEY);
+    await releaseStackClaim(holder);
     throw error;
   }
 }
 
-async function isAbandoned(runId: number): Promise<boolean> {
-  if (!runId) return false; // another start is being set up right now
-  const run = await getDb().run.findUnique({ where: { id: runId } });
-  if (!run || run.status !== "running") return true;
-  const lastReport = Number(await getRedis().hget(runKeys(runId).progress, "reportedAt")) || run.startedAt.getTime();
-  const budget = (run.durationMs ?? 0) + STALE_AFTER_MS;
-  return Date.now() - lastReport > budget;
+/** Runs still marked running while nobody holds their claim: their load tool died. */
+async function failAbandonedRuns(): Promise<void> {
+  const stale = await getDb().run.findMany({ where: { status: "running" }, select: { id: true } });
+  for (const run of stale) await failRun(run.id, "abandoned: no report before its claim on the stack lapsed");
 }
 
 /** The load tool's credential for one run; checked before its report is even parsed. */
@@ -132,7 +125,7 @@ async function requireRunning(id: number) {
 }
 
 async function sample(saleId: number, progress: Omit<RunProgress, "soldOut"> & { soldOut?: number }): Promise<TimelinePoint> {
-  const [stock, orders] = await Promise.all([getStock(), getDb().order.count({ where: { saleId } })]);
+  const [stock, orders] = await Promise.all([getStock(), getDb().order.count({ where: { saleId, status: "sold" } })]);
   return {
     tMs: Math.round(progress.elapsedMs),
     stock,
@@ -149,6 +142,7 @@ export async function reportProgress(id: number, progress: RunProgress): Promise
   const run = await requireRunning(id);
   const point = await sample(run.saleId, progress);
   const keys = runKeys(id);
+  await renewStackClaim({ kind: "run", id }, claimMs(run.durationMs));
   await getRedis()
     .multi()
     .hset(keys.progress, { ...progress, reportedAt: Date.now() })
@@ -163,6 +157,8 @@ export async function reportProgress(id: number, progress: RunProgress): Promise
 export async function completeRun(id: number, body: RunComplete): Promise<RunRecord> {
   const run = await requireRunning(id);
   const summary: LoadSummary = body.tool === "k6" ? summaryFromK6(body.k6Summary) : body;
+  // The last buyers' reservations are settled before the run is counted.
+  await settleReservations(run.saleId);
   const stats = await getSaleStats(run.saleId);
   const keys = runKeys(id);
   const redis = getRedis();
@@ -190,7 +186,7 @@ export async function completeRun(id: number, body: RunComplete): Promise<RunRec
     },
   });
   await redis.multi().del(keys.token, keys.progress, keys.timeline).exec();
-  if (Number(await redis.get(ACTIVE_KEY)) === id) await redis.del(ACTIVE_KEY);
+  await releaseStackClaim({ kind: "run", id });
   return toRecord(updated);
 }
 
@@ -208,9 +204,8 @@ export async function failRun(id: number, reason: string): Promise<void> {
       ...(stats && invariantsOf(stats)),
     },
   });
-  const redis = getRedis();
-  await redis.del(runKeys(id).token);
-  if (Number(await redis.get(ACTIVE_KEY)) === id) await redis.del(ACTIVE_KEY);
+  await getRedis().del(runKeys(id).token);
+  await releaseStackClaim({ kind: "run", id });
 }
 
 type RunRow = Awaited<ReturnType<ReturnType<typeof getDb>["run"]["create"]>>;
@@ -240,8 +235,14 @@ export interface RunRecord {
   initialStock: number;
   orders: number | null;
   remaining: number | null;
+  /** orders − initial, signed. */
   oversell: number | null;
-  lostStock: number | null;
+  /** Per-unit accounting (lib/sale/accounting.ts); null for runs recorded before it existed. */
+  doubleSold: number | null;
+  lostUnits: number | null;
+  phantomUnits: number | null;
+  outOfRange: number | null;
+  pendingUnits: number | null;
   peakHolders: number | null;
   verdict: Verdict | null;
   timeline: TimelinePoint[];
@@ -276,7 +277,11 @@ function toRecord(row: RunRow): RunRecord {
     orders: row.orders,
     remaining: row.remaining,
     oversell: row.oversell,
-    lostStock: row.lostStock,
+    doubleSold: row.doubleSold,
+    lostUnits: row.lostUnits,
+    phantomUnits: row.phantomUnits,
+    outOfRange: row.outOfRange,
+    pendingUnits: row.pendingUnits,
     peakHolders: row.peakHolders,
     verdict: (row.verdict as Verdict | null) ?? null,
     timeline: (row.timeline as unknown as TimelinePoint[] | null) ?? [],
@@ -297,11 +302,7 @@ export async function getRun(id: number): Promise<RunRecord> {
   ]);
   return {
     ...record,
-    orders: stats.orders,
-    remaining: stats.remaining,
-    peakHolders: stats.peakHolders,
-    oversell: stats.oversell,
-    lostStock: stats.lostStock,
+    ...invariantsOf(stats),
     timeline: timeline.map((raw) => JSON.parse(raw) as TimelinePoint),
     progress: Object.fromEntries(
       Object.entries(progress).filter(([key]) => key !== "reportedAt").map(([key, value]) => [key, Number(value)]),
@@ -315,14 +316,14 @@ export async function listRuns(limit = 200): Promise<RunRecord[]> {
 }
 
 export async function getActiveRunId(): Promise<number | undefined> {
-  const id = Number(await getRedis().get(ACTIVE_KEY));
-  return Number.isInteger(id) && id > 0 ? id : undefined;
+  const claim = await getStackClaim();
+  return claim?.kind === "run" ? claim.id : undefined;
 }
 
 const CSV_COLUMNS = [
   "id", "status", "scenario", "strategy", "tool", "vus", "initialStock", "requests", "bought", "soldOut", "busy",
-  "errors", "throughput", "p50Ms", "p95Ms", "p99Ms", "orders", "remaining", "oversell", "lostStock", "peakHolders",
-  "verdict", "startedAt", "finishedAt",
+  "errors", "throughput", "p50Ms", "p95Ms", "p99Ms", "orders", "remaining", "oversell", "doubleSold", "lostUnits",
+  "phantomUnits", "outOfRange", "pendingUnits", "peakHolders", "verdict", "startedAt", "finishedAt",
 ] as const;
 
 export function runsToCsv(runs: readonly RunRecord[]): string {

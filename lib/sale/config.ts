@@ -2,8 +2,9 @@ import { getEnv } from "../env";
 import { isStrategyName } from "../locks/registry";
 import { getRedis } from "../redis";
 import { lockConfigSchema, type LockConfig, type LockConfigUpdate } from "../validations/config";
-import { parseFaults, type FaultDelays } from "../lab/faults";
+import { FAULT_FIELDS, parseFaults, type FaultDelays } from "../lab/faults";
 import { CONFIG_KEY } from "./keys";
+import { quiesced } from "./switch";
 
 /**
  * The active strategy and its knobs live in one Redis hash that every instance reads on every
@@ -20,13 +21,25 @@ export interface ActiveConfig extends LockConfig {
   readonly faults: FaultDelays;
   /** Lab: the critical section calls a helper that takes the same lock again (reentrancy). */
   readonly nestedLock: boolean;
+  /** Bumped by every switch and sale reset; every stock access carries it (lib/sale/switch.ts). */
+  readonly epoch: number;
+  /** A switch is draining the holders right now. */
+  readonly draining: boolean;
 }
 
 const NESTED_FIELD = "lab:nested";
+/** The fields a config reset removes; `epoch` stays, or an old holder's epoch could match again. */
+const SETTING_FIELDS = ["strategy", "lockTtlMs", "waitTimeoutMs", "workMs", NESTED_FIELD] as const;
 
 export async function getActiveConfig(): Promise<ActiveConfig> {
   const stored = await getRedis().hgetall(CONFIG_KEY);
-  return { ...configFrom(stored), faults: parseFaults(stored), nestedLock: stored[NESTED_FIELD] === "1" };
+  return {
+    ...configFrom(stored),
+    faults: parseFaults(stored),
+    nestedLock: stored[NESTED_FIELD] === "1",
+    epoch: Number(stored.epoch ?? 0),
+    draining: Number(stored.draining ?? 0) > Date.now(),
+  };
 }
 
 export async function getConfig(): Promise<LockConfig> {
@@ -50,14 +63,17 @@ function configFrom(stored: Record<string, string>): LockConfig {
   return parsed.success ? parsed.data : defaults;
 }
 
+/** Changes the shared config for every instance at once, quiesced (see lib/sale/switch.ts). */
 export async function updateConfig(update: LockConfigUpdate): Promise<LockConfig> {
   const fields = Object.entries(update).filter(([, value]) => value !== undefined);
-  if (fields.length) await getRedis().hset(CONFIG_KEY, Object.fromEntries(fields.map(([k, v]) => [k, String(v)])));
+  if (fields.length) {
+    await quiesced(() => getRedis().hset(CONFIG_KEY, Object.fromEntries(fields.map(([k, v]) => [k, String(v)]))));
+  }
   return getConfig();
 }
 
-/** Back to the env defaults (lab faults and settings included). */
+/** Back to the env defaults (lab faults and settings included), quiesced. */
 export async function resetConfig(): Promise<LockConfig> {
-  await getRedis().del(CONFIG_KEY);
+  await quiesced(() => getRedis().hdel(CONFIG_KEY, ...SETTING_FIELDS, ...FAULT_FIELDS));
   return getConfig();
 }

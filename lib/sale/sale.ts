@@ -1,7 +1,9 @@
-import { getDb } from "../db";
+import { getDb, getPool } from "../db";
 import { getRedis, getRedisNodes } from "../redis";
-import { getConfig } from "./config";
-import { SALE_KEY, SKU, STOCK_KEY, saleCounterKeys } from "./keys";
+import { countUnits, verdictOf, type UnitAccounting, type Verdict } from "./accounting";
+import { getActiveConfig, getConfig } from "./config";
+import { quiesced } from "./switch";
+import { SALE_KEY, SKU, STOCK_KEY, lockKey, saleCounterKeys } from "./keys";
 
 export interface CurrentSale {
   readonly id: number;
@@ -11,41 +13,50 @@ export interface CurrentSale {
   readonly runId?: number;
 }
 
-export interface SaleStats extends CurrentSale {
+export interface SaleStats extends CurrentSale, UnitAccounting {
   readonly strategy: string;
-  readonly orders: number;
-  readonly remaining: number;
-  /** orders − initial stock, when positive: units sold that did not exist. */
-  readonly oversell: number;
-  /** initial − orders − remaining, when positive: units taken from Redis with no order. */
-  readonly lostStock: number;
   /** The most requests ever inside the critical section at once (1 for a correct lock). */
   readonly peakHolders: number;
   /** Releases that found the lock already expired or taken by another holder. */
   readonly locksLost: number;
   /** Requests inside the critical section right now. */
   readonly holdersNow: number;
-  /** Stale accesses a fenced store refused (token-fencing). */
+  /** Stale accesses a fenced store refused (token-fencing, pg-for-update). */
   readonly staleRefused: number;
+  /** Reservations the reconciler settled: units put back on the shelf, orders it recorded, give-backs that failed. */
+  readonly givenBack: number;
+  readonly reconciledOrders: number;
+  readonly givebacksFailed: number;
+  /** PASS when no unit was sold twice, lost, or put back on the shelf after it was sold. */
+  readonly verdict: Verdict;
 }
 
 /**
  * Starts a new sale: a Sale row in Postgres, then the Redis stock and counters. Orders of earlier
  * sales stay in Postgres; every invariant is computed per sale.
  */
-export async function resetSale(options: { initialStock?: number } = {}): Promise<CurrentSale> {
+export async function resetSale(options: { initialStock?: number } = {}): Promise<CurrentSale & { readonly epoch: number }> {
   const db = getDb();
   const product = await db.product.findUniqueOrThrow({ where: { sku: SKU } });
   const initialStock = options.initialStock ?? product.initialStock;
   const { strategy } = await getConfig();
   const sale = await db.sale.create({ data: { sku: SKU, initialStock, strategy } });
-  await clearLocks();
-  await getRedis()
-    .multi()
-    .set(STOCK_KEY, initialStock)
-    .hset(SALE_KEY, { id: sale.id, sku: SKU, initialStock })
-    .exec();
-  return { id: sale.id, sku: SKU, initialStock };
+  // Quiesced: a holder of the old sale must not write its stock into the new one.
+  await quiesced(async () => {
+    await clearLocks();
+    const redis = getRedis();
+    const [previousId, previousStock] = await Promise.all([redis.hget(SALE_KEY, "id"), redis.get(STOCK_KEY)]);
+    if (previousId && previousStock !== null) {
+      await db.sale.updateMany({ where: { id: Number(previousId), finalStock: null }, data: { finalStock: Number(previousStock) } });
+    }
+    await redis
+      .multi()
+      .set(STOCK_KEY, initialStock)
+      .hset(SALE_KEY, { id: sale.id, sku: SKU, initialStock })
+      .exec();
+  });
+  const { epoch } = await getActiveConfig();
+  return { id: sale.id, sku: SKU, initialStock, epoch };
 }
 
 /**
@@ -53,7 +64,7 @@ export async function resetSale(options: { initialStock?: number } = {}): Promis
  * never goes away by itself) is deleted on every node that answers.
  */
 export async function clearLocks(): Promise<void> {
-  await Promise.allSettled(getRedisNodes().map((node) => node.del(`lock:${SKU}`)));
+  await Promise.allSettled(getRedisNodes().map((node) => node.del(lockKey(SKU))));
 }
 
 export async function getCurrentSale(): Promise<CurrentSale> {
@@ -82,33 +93,57 @@ export async function tagSaleWithRun(saleId: number, runId: number): Promise<voi
   if (Number(await redis.hget(SALE_KEY, "id")) === saleId) await redis.hset(SALE_KEY, { runId });
 }
 
-/** The invariants of the current sale, or of an earlier one by id. */
+/**
+ * The accounting of the current sale, or of an earlier one by id: counted per unit from the
+ * orders in Postgres, the Redis stock and the reservations still pending (see ./accounting.ts).
+ * An earlier sale is counted with the stock it was left with when the next one replaced it.
+ */
 export async function getSaleStats(saleId?: number): Promise<SaleStats> {
   const current = await getCurrentSale();
-  const sale = saleId === undefined || saleId === current.id ? current : await getPastSale(saleId);
+  const past = saleId === undefined || saleId === current.id ? undefined : await getPastSale(saleId);
+  const sale: CurrentSale = past ?? current;
   const keys = saleCounterKeys(sale.id);
-  const [orders, values, holders, config] = await Promise.all([
-    getDb().order.count({ where: { saleId: sale.id } }),
-    getRedis().mget(STOCK_KEY, keys.peak, keys.lockLost, keys.staleRefused),
-    getRedis().hvals(keys.holders),
+  const redis = getRedis();
+  const [units, values, holders, pending, config] = await Promise.all([
+    getPool().query<{ unit: number; orders: number }>(
+      "SELECT stock_seen AS unit, count(*)::int AS orders FROM orders WHERE sale_id = $1 AND status = 'sold' GROUP BY stock_seen",
+      [sale.id],
+    ),
+    redis.mget(STOCK_KEY, keys.peak, keys.lockLost, keys.staleRefused, keys.givenBack, keys.reconciled, keys.givebackFailed),
+    redis.hvals(keys.holders),
+    redis.hvals(keys.pending),
     getConfig(),
   ]);
-  const [stock, peak, lockLost, staleRefused] = values.map((value) => Number(value ?? 0)) as [number, number, number, number];
+  const [stock, peak, lockLost, staleRefused, givenBack, reconciled, givebackFailed] = values.map((value) => Number(value ?? 0)) as [
+    number, number, number, number, number, number, number,
+  ];
+  const accounting = countUnits({
+    initialStock: sale.initialStock,
+    unitCounts: units.rows.map((row) => [Number(row.unit), Number(row.orders)] as const),
+    remaining: past ? (past.finalStock ?? 0) : stock,
+    pendingUnits: pending.flatMap((raw) => {
+      const unit = Number((JSON.parse(raw) as { unit?: unknown }).unit);
+      return Number.isInteger(unit) ? [unit] : [];
+    }),
+  });
   return {
-    ...sale,
+    id: sale.id,
+    sku: sale.sku,
+    ...(sale.runId === undefined ? {} : { runId: sale.runId }),
+    ...accounting,
     strategy: config.strategy,
-    orders,
-    remaining: stock,
-    oversell: Math.max(0, orders - sale.initialStock),
-    lostStock: Math.max(0, sale.initialStock - orders - stock),
     peakHolders: peak,
     locksLost: lockLost,
     holdersNow: holders.reduce((sum, count) => sum + Number(count), 0),
     staleRefused,
+    givenBack,
+    reconciledOrders: reconciled,
+    givebacksFailed: givebackFailed,
+    verdict: verdictOf(accounting),
   };
 }
 
-async function getPastSale(saleId: number): Promise<CurrentSale> {
+async function getPastSale(saleId: number): Promise<CurrentSale & { readonly finalStock: number | null }> {
   const sale = await getDb().sale.findUniqueOrThrow({ where: { id: saleId } });
-  return { id: sale.id, sku: sale.sku, initialStock: sale.initialStock };
+  return { id: sale.id, sku: sale.sku, initialStock: sale.initialStock, finalStock: sale.finalStock };
 }

@@ -173,6 +173,29 @@ describe("one user of the stack at a time", () => {
   });
 });
 
+describe("one stack claim for load runs and lab runs", () => {
+  it("a lab run in progress refuses a load run (409), and the load run can start once the lab run is done", async () => {
+    const lab = await adminFetch(cookie, "POST", "/api/admin/lab/scenarios/12/run");
+    expect(lab.status).toBe(202);
+    const labRunId = (lab.json.labRun as { id: number }).id;
+    const refused = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", initialStock: 5 });
+    expect(refused.status).toBe(409);
+    expect(refused.json.code).toBe("run_in_progress");
+    expect(String(refused.json.message)).toContain(`lab run ${labRunId}`);
+
+    const deadline = Date.now() + 60_000;
+    let status = "running";
+    while (status === "running" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = ((await adminFetch(cookie, "GET", `/api/admin/lab/runs/${labRunId}`)).json.labRun as { status: string }).status;
+    }
+    expect(status).toBe("completed");
+    const started = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", initialStock: 5 });
+    expect(started.status).toBe(201);
+    await adminFetch(cookie, "POST", `/api/admin/runs/${(started.json.run as { id: number }).id}/cancel`);
+  });
+});
+
 describe("the k6 completion contract", () => {
   it("a recorded k6 summary completes a run; orders and stock come from the server", async () => {
     const created = await adminFetch(cookie, "POST", "/api/admin/runs", {

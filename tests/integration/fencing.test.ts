@@ -26,6 +26,7 @@ it("every accepted stock write carries a higher token than the one before it", a
   expect(stats.staleRefused).toBeGreaterThan(0);
   expect(result.statuses["503 lock_lost"]).toBeGreaterThan(0);
   expect(stats.oversell).toBe(0);
-  expect(stats.lostStock).toBe(0);
+  expect(stats.lostUnits).toBe(0);
+  expect(stats.doubleSold).toBe(0);
   expect(stats.orders + stats.remaining).toBe(10);
 });

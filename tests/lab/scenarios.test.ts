@@ -14,6 +14,7 @@ import { stackControl } from "../support/stack";
 const REPS = Number(process.env.LAB_REPS ?? 3);
 const PITFALL_SHARE = 0.95;
 const RUN_TIMEOUT_MS = 120_000;
+const SOLD_TWICE_WHEN_TWO_HOLD = ["bare-majority", "restart-empty"];
 
 let cookie: string;
 beforeAll(async () => {
@@ -54,6 +55,12 @@ describe.each(SCENARIOS.map((scenario) => [String(scenario.id), scenario] as con
       for (const entry of labRun.cases) {
         if (entry.outcome?.asExpected) asExpected.set(entry.id, (asExpected.get(entry.id) ?? 0) + 1);
         else notes.push(`rep ${rep + 1} ${entry.id}: ${entry.error ?? JSON.stringify(entry.outcome)}`);
+        // Two Redlock holders both read the same stock: the case counts the unit they both sold.
+        if (SOLD_TWICE_WHEN_TWO_HOLD.includes(entry.id) && entry.outcome?.observed.includes("two-holders")) {
+          expect(entry.outcome.doubleSold, `${entry.id}: ${JSON.stringify(entry.outcome)}`).toBeGreaterThan(0);
+        }
+        // A fix holds only when every unit is accounted for.
+        if (entry.expect === "fix" && entry.outcome?.asExpected) expect(entry.outcome.safety).toBe("PASS");
       }
       await expectEverythingBack();
     }

@@ -25,6 +25,8 @@ export interface BlastResult {
   readonly soldOut: number;
   readonly busy: number;
   readonly unavailable: number;
+  /** 503 lock_lost: the holder stopped before writing (lease ran out, or a fenced store refused it). */
+  readonly lockLost: number;
   readonly other: number;
 }
 
@@ -46,13 +48,14 @@ export async function blast(baseUrl: string, buyers: number): Promise<BlastResul
     }),
   );
   const count = (code: string) => answers.filter((answer) => answer === code).length;
-  const known = count("bought") + count("sold_out") + count("busy") + count("unavailable");
+  const known = count("bought") + count("sold_out") + count("busy") + count("unavailable") + count("lock_lost");
   return {
     statuses,
     bought: count("bought"),
     soldOut: count("sold_out"),
     busy: count("busy"),
     unavailable: count("unavailable"),
+    lockLost: count("lock_lost"),
     other: buyers - known,
   };
 }

@@ -3,6 +3,7 @@
 import { useEffect, useState } from "react";
 import type { LabRunRecord } from "@/lib/lab/lab-runs";
 import type { LabScenario } from "@/lib/lab/scenarios";
+import { MEANING, NONE, signed } from "../runs-table";
 
 interface Props {
   scenarios: readonly LabScenario[];
@@ -10,6 +11,8 @@ interface Props {
   /** Each scenario's latest lab run, so outcomes survive a reload. */
   lastRuns: Record<string, LabRunRecord>;
 }
+
+const badIfPositive = (value: number | undefined) => ((value ?? 0) > 0 ? "bad" : "");
 
 export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
   const [runs, setRuns] = useState<Record<string, LabRunRecord>>(lastRuns);
@@ -68,7 +71,16 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
             <p><strong>Predict:</strong> {scenario.predict}</p>
             <table className="cases">
               <thead>
-                <tr><th>Case</th><th>Expected</th><th>Outcome</th><th>Oversell</th><th>Lost</th><th>Peak holders</th><th>Bought</th><th>Busy</th><th>Unavailable</th><th>Stale refused</th><th>Buys/s</th><th>PG conns</th></tr>
+                <tr>
+                  <th>Case</th><th>Expected</th><th>Outcome</th><th>Orders</th>
+                  <th title={MEANING.doubleSold}>Sold twice</th>
+                  <th title={MEANING.lostUnits}>Lost</th>
+                  <th title={MEANING.phantomUnits}>Phantom</th>
+                  <th title={MEANING.oversell}>Oversell</th>
+                  <th title={MEANING.peakHolders}>Peak holders</th>
+                  <th title={MEANING.verdict}>Safety</th>
+                  <th>Bought</th><th>Busy</th><th>Unavailable</th><th>Stale refused</th><th>Buys/s</th><th>PG conns</th>
+                </tr>
               </thead>
               <tbody>
                 {scenario.cases.map((labCase, index) => {
@@ -85,17 +97,21 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                             {outcome.observed.length > 0 && <span className="muted"> ({outcome.observed.join(", ")})</span>}
                             {" "}{outcome.asExpected ? "✓ as predicted" : "✗ not as predicted"}
                           </>
-                        ) : entry?.status === "running" ? "running…" : entry?.status === "error" ? `error: ${entry.error}` : entry ? "waiting" : "–"}
+                        ) : entry?.status === "running" ? "running…" : entry?.status === "error" ? `error: ${entry.error}` : entry ? "waiting" : NONE}
                       </td>
-                      <td>{outcome?.oversell ?? "–"}</td>
-                      <td>{outcome?.lostStock ?? "–"}</td>
-                      <td>{outcome?.peakHolders ?? "–"}</td>
-                      <td>{outcome?.bought ?? "–"}</td>
-                      <td>{outcome?.busy ?? "–"}</td>
-                      <td>{outcome?.unavailable ?? "–"}</td>
-                      <td>{outcome?.staleRefused ?? "–"}</td>
-                      <td>{outcome?.purchasesPerSecond ?? "–"}</td>
-                      <td>{outcome?.maxPgConnections ?? "–"}</td>
+                      <td>{outcome?.orders ?? NONE}</td>
+                      <td className={badIfPositive(outcome?.doubleSold)}>{outcome?.doubleSold ?? NONE}</td>
+                      <td className={badIfPositive(outcome?.lostUnits)}>{outcome?.lostUnits ?? NONE}</td>
+                      <td className={badIfPositive(outcome?.phantomUnits)}>{outcome?.phantomUnits ?? NONE}</td>
+                      <td className={badIfPositive(outcome?.oversell)}>{signed(outcome?.oversell)}</td>
+                      <td>{outcome?.peakHolders ?? NONE}</td>
+                      <td data-testid="safety">{outcome ? <span className={`verdict ${outcome.safety}`}>{outcome.safety}</span> : NONE}</td>
+                      <td>{outcome?.bought ?? NONE}</td>
+                      <td>{outcome?.busy ?? NONE}</td>
+                      <td>{outcome?.unavailable ?? NONE}</td>
+                      <td>{outcome?.staleRefused ?? NONE}</td>
+                      <td>{outcome?.purchasesPerSecond ?? NONE}</td>
+                      <td>{outcome?.maxPgConnections ?? NONE}</td>
                     </tr>
                   );
                 })}

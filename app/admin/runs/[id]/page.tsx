@@ -2,9 +2,9 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { requireAdminPage } from "@/lib/auth/guard";
 import { RunNotFoundError } from "@/lib/runs/errors";
-import { getRun } from "@/lib/runs/runs";
+import { getRun, type RunRecord } from "@/lib/runs/runs";
 import { TimelineChart } from "../../charts";
-import { RunsTable } from "../../runs-table";
+import { RunsTable, signed } from "../../runs-table";
 
 export const dynamic = "force-dynamic";
 
@@ -30,6 +30,7 @@ export default async function RunPage(props: { params: Promise<{ id: string }> }
           {run.tool} driver, {run.vus} VUs, {run.totalRequests ? `${run.totalRequests} requests` : `${(run.durationMs ?? 0) / 1000} s`};
           TTL {run.knobs.lockTtlMs} ms, wait {run.knobs.waitTimeoutMs} ms, work {run.knobs.workMs} ms; started {new Date(run.startedAt).toLocaleString("en-GB")}.
         </p>
+        <p data-testid="run-accounting">{accountingSummary(run)}</p>
         <RunsTable runs={[run]} />
       </section>
       <section className="card">
@@ -37,4 +38,22 @@ export default async function RunPage(props: { params: Promise<{ id: string }> }
       </section>
     </div>
   );
+}
+
+/** The verdict in words: which units the run got wrong, counted per unit. */
+function accountingSummary(run: RunRecord): string {
+  if (run.doubleSold === null || run.lostUnits === null || run.phantomUnits === null) {
+    // Runs recorded before the per-unit accounting, or failed before they could be counted.
+    return "Units were not counted for this run: sold twice, lost and phantom units are unknown.";
+  }
+  const sold = `${run.orders ?? 0} orders for ${run.initialStock} units (oversell ${signed(run.oversell)})`;
+  const pending = run.pendingUnits ? `; ${run.pendingUnits} units still pending` : "";
+  const wrong = [
+    run.doubleSold && `${run.doubleSold} sold twice${run.outOfRange ? ` (${run.outOfRange} of them orders for units that never existed)` : ""}`,
+    run.lostUnits && `${run.lostUnits} lost`,
+    run.phantomUnits && `${run.phantomUnits} phantom`,
+  ].filter(Boolean);
+  return wrong.length
+    ? `${sold}: ${wrong.join(", ")}${pending}.`
+    : `${sold}: every unit sold at most once, none lost, none back on the shelf${pending}.`;
 }

@@ -1,0 +1,177 @@
+import { randomUUID } from "node:crypto";
+import { getPool } from "../db";
+import { getEnv } from "../env";
+import { getStrategy } from "../locks/registry";
+import type { LockOptions } from "../locks/types";
+import { getRedis } from "../redis";
+import { getActiveConfig } from "../sale/config";
+import { PENDING_SALES_KEY, SALE_KEY, SKU, saleCounterKeys } from "../sale/keys";
+import { giveBackUnit, type GiveBackResult, type PendingEntry } from "./critical-section";
+import { recordOrder } from "./order-store";
+
+/**
+ * Settles reservations whose order never arrived: the buyer's instance crashed between the stock
+ * write and the order insert, or Postgres did not answer. For each one older than a few seconds,
+ * inside one Postgres transaction that holds the reservation's order row (so a late insert by the
+ * purchase waits for the outcome and then finds it):
+ * - an order already recorded → the reservation is simply dropped;
+ * - else, under the sale's lock, the unit goes back on the shelf when it can go back *as itself*
+ *   (the stock is exactly one below it; units keep their numbers, so the accounting stays exact),
+ *   and the row is a 'returned' tombstone;
+ * - else (the stock has moved on, or the sale is over) the order is recorded for the buyer.
+ * Never both, never neither: a give-back that fails is counted and retried on the next pass.
+ * (One window stays: the reconciler process dying between the give-back and its COMMIT, while a
+ * purchase frozen for seconds inserts that very reservation's order — microseconds against seconds.)
+ *
+ * Each app instance runs it on a timer and once at start, under a token lease of its own so one
+ * instance reconciles at a time.
+ */
+export const RECONCILE_AFTER_MS = 3000;
+const PASS_EVERY_MS = 2000;
+const LEASE_KEY = "locklab:reconciler";
+const LEASE_MS = 20_000;
+
+/** Marks a reservation as the reconciler's to settle; answers its JSON, or nil when it is gone. */
+const MARK_SETTLING = `
+-- KEYS[1] pending hash; ARGV[1] reservation id
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return false end
+raw = string.gsub(raw, '"state":"pending"', '"state":"settling"')
+redis.call('HSET', KEYS[1], ARGV[1], raw)
+return raw
+`;
+
+/** Forgets a sale with nothing pending (a reservation recorded meanwhile keeps it listed). */
+const FORGET_SETTLED_SALE = `
+if redis.call('HLEN', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[1]) end
+return 1
+`;
+
+const RELEASE_IF_OURS = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+export interface ReconcileSummary {
+  /** Reservations whose order the purchase had recorded after all. */
+  readonly alreadyOrdered: number;
+  readonly givenBack: number;
+  readonly ordersRecorded: number;
+  readonly failed: number;
+  /** False when another instance held the reconciler's lease. */
+  readonly ran: boolean;
+}
+
+type Settled = "already-ordered" | "given-back" | "order-recorded" | "failed";
+
+/** One pass over every sale with pending reservations, settling those older than `olderThanMs`. */
+export async function reconcile(options: { olderThanMs?: number } = {}): Promise<ReconcileSummary> {
+  const olderThanMs = options.olderThanMs ?? RECONCILE_AFTER_MS;
+  const redis = getRedis();
+  const summary = { alreadyOrdered: 0, givenBack: 0, ordersRecorded: 0, failed: 0, ran: false };
+  const token = randomUUID();
+  if (!(await redis.set(LEASE_KEY, token, "PX", LEASE_MS, "NX"))) return summary;
+  summary.ran = true;
+  try {
+    const [seconds, micros] = await redis.time();
+    const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    for (const saleId of (await redis.smembers(PENDING_SALES_KEY)).map(Number)) {
+      const pendingKey = saleCounterKeys(saleId).pending;
+      const entries = Object.entries(await redis.hgetall(pendingKey))
+        .map(([id, raw]) => ({ id, ...(JSON.parse(raw) as Omit<PendingEntry, "id">) }))
+        .filter((entry) => nowMs - entry.at >= olderThanMs)
+        // Lowest unit first: a run of reserved units directly above the stock goes back in order.
+        .sort((a, b) => a.unit - b.unit);
+      for (const entry of entries) {
+        const outcome = await settle(saleId, entry).catch(() => "failed" as const);
+        if (outcome === "already-ordered") summary.alreadyOrdered++;
+        else if (outcome === "given-back") summary.givenBack++;
+        else if (outcome === "order-recorded") summary.ordersRecorded++;
+        else summary.failed++;
+      }
+      await redis.eval(FORGET_SETTLED_SALE, 2, pendingKey, PENDING_SALES_KEY, String(saleId));
+    }
+  } finally {
+    await redis.eval(RELEASE_IF_OURS, 1, LEASE_KEY, token).catch(() => 0);
+  }
+  return summary;
+}
+
+async function settle(saleId: number, entry: PendingEntry): Promise<Settled> {
+  const redis = getRedis();
+  const keys = saleCounterKeys(saleId);
+  if (!(await redis.eval(MARK_SETTLING, 1, keys.pending, entry.id))) return "already-ordered";
+  const client = await getPool().connect();
+  try {
+    await client.query("BEGIN");
+    const tombstone = await recordOrder(
+      {
+        reservation: entry.id, sku: SKU, saleId, runId: entry.runId, strategy: entry.strategy, instance: entry.instance,
+        buyer: entry.buyer, unit: entry.unit, status: "returned", reconciled: true,
+      },
+      client,
+    );
+    // The row was there before us: the purchase recorded its order, or an earlier pass settled it.
+    if (!tombstone.inserted) {
+      await client.query("COMMIT");
+      await redis.hdel(keys.pending, entry.id);
+      return "already-ordered";
+    }
+    const given = await giveBack(saleId, entry).catch((): GiveBackResult | "error" => "error");
+    if (given === "given-back") {
+      await client.query("COMMIT");
+      await redis.incr(keys.givenBack);
+      return "given-back";
+    }
+    if (given === "stock-moved" || given === "not-current") {
+      await client.query("UPDATE orders SET status = 'sold' WHERE reservation = $1", [entry.id]);
+      await client.query("COMMIT");
+      await redis.multi().hdel(keys.pending, entry.id).incr(keys.reconciled).exec();
+      return "order-recorded";
+    }
+    await client.query("ROLLBACK");
+    await redis.incr(keys.givebackFailed);
+    return "failed";
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** The give-back, under the lock of the strategy in force, on the sale that is current. */
+async function giveBack(saleId: number, entry: PendingEntry): Promise<GiveBackResult | "not-current"> {
+  const redis = getRedis();
+  if (Number(await redis.hget(SALE_KEY, "id")) !== saleId) return "not-current";
+  const config = await getActiveConfig();
+  const strategy = getStrategy(config.strategy);
+  const options: LockOptions = { ttlMs: config.lockTtlMs, waitTimeoutMs: config.waitTimeoutMs, epoch: config.epoch };
+  return strategy.withLock(SKU, options, (held) => giveBackUnit(redis, saleId, entry, config.epoch, held.fencingToken));
+}
+
+/**
+ * Settles a sale's reservations now, for counting it (a run's end): waits until each is either
+ * dropped by its purchase's order or old enough to reconcile, and reconciles. Bounded; whatever is
+ * still pending after it is shown as pending, never as lost.
+ */
+export async function settleReservations(saleId: number, maxWaitMs = RECONCILE_AFTER_MS * 4): Promise<void> {
+  const redis = getRedis();
+  const deadline = Date.now() + maxWaitMs;
+  const pendingKey = saleCounterKeys(saleId).pending;
+  while (Date.now() < deadline && (await redis.hlen(pendingKey)) > 0) {
+    await reconcile().catch(() => undefined);
+    if ((await redis.hlen(pendingKey)) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Starts this process's reconciler: one pass now (an instance that starts after a crash), then on a timer. */
+export function startReconciler(): void {
+  const state = globalThis as unknown as { lockLabReconciler?: NodeJS.Timeout };
+  if (state.lockLabReconciler) return;
+  const pass = () => void reconcile().catch((error) => console.error(`${getEnv().APP_INSTANCE}: reconcile pass failed`, error));
+  pass();
+  state.lockLabReconciler = setInterval(pass, PASS_EVERY_MS);
+  state.lockLabReconciler.unref();
+}

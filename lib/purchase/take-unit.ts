@@ -1,0 +1,95 @@
+import { getEnv } from "../env";
+import { faultDelay, pauseBeforeWrite } from "../lab/faults";
+import { MIN_LEASE_LEFT_MS } from "../locks/lease";
+import { LockBusyError, LockLostError, type HeldLock, type LockOptions, type LockStrategy } from "../locks/types";
+import { getRedis } from "../redis";
+import { enterCriticalSection, takeUnitAtomically, type EntryRefusal, type ReservationMeta } from "./critical-section";
+
+/** What a strategy must offer to run the critical section (the registry's, or a benchmark peer). */
+export type UnitLock = Pick<LockStrategy, "withLock" | "lockFree">;
+
+export interface TakeUnitExtras {
+  /** Counted per instance in the holders gauge. @default APP_INSTANCE */
+  readonly instance?: string;
+  /** Lab (reentrancy): the critical section calls a helper that takes the same lock again. */
+  readonly nestedLock?: boolean;
+  /** Recorded with the stock write, so a crash before the order insert leaves a unit to settle. */
+  readonly reservation?: ReservationMeta;
+}
+
+export interface TakenUnit {
+  /** The stock read: the unit sold. */
+  readonly stockSeen: number;
+  readonly stockLeft: number;
+}
+
+/** A strategy or knob switch, or a sale reset, is draining the holders: the buyer may retry at once. */
+export class SaleSwitchingError extends LockBusyError {
+  override name = "SaleSwitchingError";
+  constructor(resource: string) {
+    super(resource, 0);
+    this.message = `the sale of ${resource} is switching strategy or restarting; try again in a moment`;
+  }
+}
+
+function refused(sku: string, why: EntryRefusal): never {
+  if (why === "switching") throw new SaleSwitchingError(sku);
+  throw new LockLostError(sku);
+}
+
+/**
+ * The lock and the Redis side of the critical section, without the order: under `lock`, read the
+ * stock, work for `workMs`, check the lease, write stock − 1 (or, lock-free, one atomic decrement).
+ * Resolves with the unit taken, or undefined when sold out.
+ * @throws LockLostError when the lease had too little time left before the write, or a fenced
+ *   store refused the holder as stale: nothing was written, no unit was taken.
+ * @throws SaleSwitchingError while a switch drains the holders: nothing was taken.
+ */
+export async function takeUnit(
+  lock: UnitLock,
+  sku: string,
+  options: LockOptions,
+  saleId: number,
+  workMs: number,
+  extras: TakeUnitExtras = {},
+): Promise<TakenUnit | undefined> {
+  const redis = getRedis();
+  const instance = extras.instance ?? getEnv().APP_INSTANCE;
+  const epoch = options.epoch ?? 0;
+  const reservation = extras.reservation;
+  if (lock.lockFree) {
+    const taken = await takeUnitAtomically(redis, saleId, epoch, reservation ?? { id: "", buyer: "", instance, strategy: "", runId: null });
+    if (taken === "sold-out") return undefined;
+    if (taken === "switching") refused(sku, taken);
+    return taken;
+  }
+
+  const section = async (held: HeldLock): Promise<TakenUnit | undefined> => {
+    const inside = await enterCriticalSection(redis, { saleId, instance, epoch, fencingToken: held.fencingToken });
+    const stock = inside.stock;
+    if (typeof stock !== "number") refused(sku, stock);
+    let written: number | undefined;
+    let outcome: Awaited<ReturnType<typeof inside.leave>> = "written";
+    try {
+      if (stock <= 0) return undefined;
+      await faultDelay(options.faults, "in-critical-section");
+      if (workMs > 0) await new Promise((resolve) => setTimeout(resolve, workMs));
+      // The lease rule: too little time left, and the write would land after the lock is gone.
+      if (held.timeLeftMs && held.timeLeftMs() < MIN_LEASE_LEFT_MS) throw new LockLostError(sku);
+      // A pause here, after the check, is what only a fencing token catches.
+      await pauseBeforeWrite(options.faults);
+      written = stock - 1;
+    } finally {
+      const leaving = inside.leave(written, written === undefined ? undefined : reservation);
+      held.writeSent?.();
+      outcome = await leaving;
+    }
+    if (outcome !== "written") refused(sku, outcome);
+    return { stockSeen: stock, stockLeft: written };
+  };
+
+  // The reentrancy lesson: a locked step that calls another locked step on the same resource.
+  return lock.withLock(sku, options, (held) =>
+    extras.nestedLock ? lock.withLock(sku, options, section) : section(held),
+  );
+}

@@ -1,0 +1,82 @@
+/**
+ * The unit-level accounting of a sale, from the durable record: the unit every order carries
+ * (`orders.stock_seen`: the stock the buyer read is the unit they were sold), the Redis stock, and
+ * the reservations still waiting for their order. Units of a sale are numbered 1..initial; a stock
+ * of `s` means units 1..s are on the shelf.
+ *
+ * Never a residual: `initial − orders − remaining` reads 0 when one unit is sold twice and another
+ * is lost, and 0 in any sale that does not sell out however many units were sold twice.
+ */
+export interface UnitAccounting {
+  readonly initialStock: number;
+  /** Orders recorded (status 'sold'). */
+  readonly orders: number;
+  /** Distinct units in 1..initial that carry at least one order. */
+  readonly distinctUnits: number;
+  /** orders − distinct units sold: every order beyond the first of its unit, and every order outside 1..initial. */
+  readonly doubleSold: number;
+  /** Orders whose unit is outside 1..initial (a unit that never existed). */
+  readonly outOfRange: number;
+  /** The Redis stock now. */
+  readonly remaining: number;
+  /** Units taken from the stock whose order is not recorded yet (the reconciler settles them). */
+  readonly pendingUnits: number;
+  /** Units of 1..initial neither sold, nor on the shelf, nor pending: gone with no order. */
+  readonly lostUnits: number;
+  /** Units on the shelf that cannot be there: already sold, or above the initial stock. */
+  readonly phantomUnits: number;
+  /** orders − initial: positive when more was sold than existed, never clamped. */
+  readonly oversell: number;
+}
+
+export interface UnitRecord {
+  readonly initialStock: number;
+  /** Orders per unit: [unit, how many orders carry it]. */
+  readonly unitCounts: readonly (readonly [unit: number, orders: number])[];
+  readonly remaining: number;
+  /** Units held by reservations whose order is not recorded yet. */
+  readonly pendingUnits: readonly number[];
+}
+
+export function countUnits(record: UnitRecord): UnitAccounting {
+  const { initialStock, remaining } = record;
+  const inRange = (unit: number) => Number.isInteger(unit) && unit >= 1 && unit <= initialStock;
+  let orders = 0;
+  let outOfRange = 0;
+  const sold = new Set<number>();
+  for (const [unit, count] of record.unitCounts) {
+    orders += count;
+    if (inRange(unit)) sold.add(unit);
+    else outOfRange += count;
+  }
+  const shelfTop = Math.min(Math.max(remaining, 0), initialStock);
+  const pending = new Set(record.pendingUnits.filter((unit) => inRange(unit) && !sold.has(unit) && unit > shelfTop));
+  let lostUnits = 0;
+  for (let unit = shelfTop + 1; unit <= initialStock; unit++) {
+    if (!sold.has(unit) && !pending.has(unit)) lostUnits++;
+  }
+  let soldOnShelf = 0;
+  for (const unit of sold) if (unit <= shelfTop) soldOnShelf++;
+  return {
+    initialStock,
+    orders,
+    distinctUnits: sold.size,
+    doubleSold: orders - sold.size,
+    outOfRange,
+    remaining,
+    pendingUnits: pending.size,
+    lostUnits,
+    phantomUnits: soldOnShelf + Math.max(0, remaining - initialStock),
+    oversell: orders - initialStock,
+  };
+}
+
+export type Verdict = "PASS" | "FAIL";
+
+/**
+ * Whether the stock stayed honest: no unit sold twice, none lost, none back on the shelf after it
+ * was sold. A safe strategy fails on any of these, whatever its peak holders or throughput say.
+ */
+export function verdictOf(accounting: Pick<UnitAccounting, "doubleSold" | "lostUnits" | "phantomUnits">): Verdict {
+  return accounting.doubleSold === 0 && accounting.lostUnits === 0 && accounting.phantomUnits === 0 ? "PASS" : "FAIL";
+}

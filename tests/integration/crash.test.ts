@@ -1,0 +1,66 @@
+/**
+ * An instance killed between the stock write and the order insert: the unit left the shelf with
+ * its reservation, and the reconciler settles it — back on the shelf when nothing sold since, or
+ * recorded as the buyer's order when the stock has moved on. Never lost, never both.
+ */
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { clearFaults, setFault } from "@/lib/lab/faults";
+import { resetConfig } from "@/lib/sale/config";
+import { HONEST, currentSaleId, honest, pendingUnits, settledSale } from "../support/accounting";
+import { blast, instanceUrl, prepareSale, stackControl } from "../support/stack";
+
+const STOCK = 20;
+
+afterEach(async () => {
+  await clearFaults();
+  await stackControl("/reset-faults");
+});
+afterAll(() => resetConfig());
+
+async function buyThroughAppOne(): Promise<void> {
+  await fetch(`${instanceUrl(0)}/api/buy`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ buyer: "crashed-buyer" }),
+    signal: AbortSignal.timeout(30_000),
+  }).catch(() => undefined); // its instance dies under it
+}
+
+/** One buyer reserves a unit on app-1 and is held before its order; `meanwhile` runs; app-1 is SIGKILLed. */
+async function killWhileReserved(meanwhile: () => Promise<void> = async () => {}): Promise<void> {
+  await setFault("before-order-insert", 20_000, 1);
+  const buying = buyThroughAppOne();
+  const deadline = Date.now() + 10_000;
+  while ((await pendingUnits(await currentSaleId())).length === 0) {
+    if (Date.now() > deadline) throw new Error("no reservation appeared");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await meanwhile();
+  await stackControl("/apps/1/kill");
+  await buying;
+  await clearFaults();
+}
+
+describe.each(["token-lua", "atomic"] as const)("%s, instance killed between the stock write and the order", (strategy) => {
+  it("puts the unit back on the shelf when nothing sold since", async () => {
+    await prepareSale({ strategy, workMs: 0, lockTtlMs: 5000, waitTimeoutMs: 10_000 }, STOCK);
+    await killWhileReserved();
+    const settled = await settledSale();
+    expect(honest(settled)).toEqual(HONEST);
+    expect(settled.orders).toBe(0);
+    expect(settled.remaining).toBe(STOCK);
+  });
+
+  it("records the buyer's order when others bought meanwhile", async () => {
+    await prepareSale({ strategy, workMs: 0, lockTtlMs: 5000, waitTimeoutMs: 10_000 }, STOCK);
+    await killWhileReserved(async () => {
+      // The delay held one purchase only: these go through app-2 at once.
+      const others = await blast(instanceUrl(1), 5);
+      expect(others.bought).toBe(5);
+    });
+    const settled = await settledSale();
+    expect(honest(settled)).toEqual(HONEST);
+    expect(settled.orders).toBe(6);
+    expect(settled.orders + settled.remaining).toBe(STOCK);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { countUnits, verdictOf } from "@/lib/sale/accounting";
+
+/** Orders per unit from a list of the units each order carries. */
+const sold = (...units: number[]) => {
+  const counts = new Map<number, number>();
+  for (const unit of units) counts.set(unit, (counts.get(unit) ?? 0) + 1);
+  return [...counts];
+};
+
+describe("countUnits", () => {
+  it("an honest sale: every unit sold once or on the shelf", () => {
+    const counted = countUnits({ initialStock: 5, unitCounts: sold(5, 4, 3), remaining: 2, pendingUnits: [] });
+    expect(counted).toMatchObject({ orders: 3, doubleSold: 0, lostUnits: 0, phantomUnits: 0, pendingUnits: 0, oversell: -2 });
+    expect(verdictOf(counted)).toBe("PASS");
+  });
+
+  it("a double sale and a lost unit that a residual would cancel out", () => {
+    // Units 5 and 4 sold... 5 twice, 4 never; stock 3. initial − orders − remaining = 5 − 2 − 3 = 0.
+    const counted = countUnits({ initialStock: 5, unitCounts: sold(5, 5), remaining: 3, pendingUnits: [] });
+    expect(counted).toMatchObject({ orders: 2, doubleSold: 1, lostUnits: 1, oversell: -3 });
+    expect(verdictOf(counted)).toBe("FAIL");
+  });
+
+  it("double sales in a sale that does not sell out", () => {
+    // 200 buyers against 1000 units with no lock: many read the same stock.
+    const counted = countUnits({ initialStock: 1000, unitCounts: sold(1000, 1000, 1000, 999, 999, 998), remaining: 997, pendingUnits: [] });
+    expect(counted).toMatchObject({ orders: 6, distinctUnits: 3, doubleSold: 3, lostUnits: 0, oversell: -994 });
+    expect(verdictOf(counted)).toBe("FAIL");
+  });
+
+  it("a reserved unit whose order is still being recorded is pending, not lost", () => {
+    const counted = countUnits({ initialStock: 5, unitCounts: sold(5), remaining: 3, pendingUnits: [4] });
+    expect(counted).toMatchObject({ orders: 1, pendingUnits: 1, lostUnits: 0 });
+    expect(verdictOf(counted)).toBe("PASS");
+  });
+
+  it("a stale write that puts sold units back on the shelf: phantom units, then double sales", () => {
+    // Units 5..3 sold, then a paused holder wrote 4 (it had read 5): units 4 and 3 are back on the shelf.
+    const stale = countUnits({ initialStock: 5, unitCounts: sold(5, 4, 3, 5), remaining: 4, pendingUnits: [] });
+    expect(stale).toMatchObject({ doubleSold: 1, phantomUnits: 2, lostUnits: 0 });
+    expect(verdictOf(stale)).toBe("FAIL");
+  });
+
+  it("units outside 1..initial count as sold twice, and oversell is signed", () => {
+    const counted = countUnits({ initialStock: 2, unitCounts: sold(2, 1, 0, -1), remaining: 0, pendingUnits: [] });
+    expect(counted).toMatchObject({ orders: 4, outOfRange: 2, doubleSold: 2, oversell: 2, lostUnits: 0 });
+  });
+
+  it("a stock above the initial is phantom", () => {
+    expect(countUnits({ initialStock: 3, unitCounts: [], remaining: 5, pendingUnits: [] })).toMatchObject({ phantomUnits: 2, lostUnits: 0 });
+  });
+});
