@@ -46,11 +46,20 @@ test("an instructor runs none then token-lua and sees FAIL with oversell, then P
   const unsafeRow = page.getByTestId(`run-row-${unsafeRun}`);
   await expect(unsafeRow).toContainText("FAIL");
   expect(Number(await unsafeRow.getByTestId("oversell").textContent())).toBeGreaterThan(0);
+  expect(Number(await unsafeRow.getByTestId("run-double-sold").textContent())).toBeGreaterThan(0);
 
   const safeRun = await runOnce(page, "token-lua");
   const safeRow = page.getByTestId(`run-row-${safeRun}`);
   await expect(safeRow).toContainText("PASS");
   await expect(safeRow.getByTestId("oversell")).toHaveText("0");
+  await expect(safeRow.getByTestId("run-double-sold")).toHaveText("0");
+  await expect(safeRow.getByTestId("run-lost-units")).toHaveText("0");
+  // The sale card counts the sale that just ran, per unit.
+  await expect(page.getByTestId("sale-double-sold")).toHaveText("0");
+  await expect(page.getByTestId("sale-verdict")).toContainText("PASS");
+
+  // Units sold twice per strategy, beside oversell.
+  await expect(page.getByTestId("double-sold-chart").locator("svg.recharts-surface")).toContainText("none");
 
   // The strategies are the bar chart's x-axis labels.
   const chart = page.getByTestId("oversell-chart").locator("svg.recharts-surface");

@@ -144,8 +144,9 @@ export async function runCase(labCase: LabCase, prefix: string): Promise<CaseOut
   if (stats.doubleSold > 0) observed.push("double-sold");
   if (stats.lostUnits > 0) observed.push("lost-stock");
   if (stats.peakHolders > 1) observed.push("two-holders");
-  // Deadlock: stock is left, yet the last wave of buyers bought nothing and was turned away busy.
-  if (last && stats.remaining > 0 && last.bought === 0 && last.busy > 0) observed.push("deadlock");
+  // Deadlock: stock is left, yet the last wave of buyers bought nothing and was turned away busy —
+  // none of them even got the lock (a holder stopped by its lease check is no deadlock).
+  if (last && stats.remaining > 0 && last.bought === 0 && last.busy > 0 && last.lockLost === 0) observed.push("deadlock");
   const watched = labCase.watch ?? ALL_PITFALLS;
   const pitfallAppeared = observed.some((pitfall) => watched.includes(pitfall));
   const buyers = state.loads.reduce((sum, load) => sum + load.bought + load.soldOut + load.busy + load.unavailable + load.lockLost + load.errors, 0);

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { LabRunRecord } from "@/lib/lab/lab-runs";
+import type { CaseOutcome, LabRunRecord } from "@/lib/lab/lab-runs";
 import type { LabScenario } from "@/lib/lab/scenarios";
 import { MEANING, NONE, signed } from "../runs-table";
 
@@ -13,6 +13,15 @@ interface Props {
 }
 
 const badIfPositive = (value: number | undefined) => ((value ?? 0) > 0 ? "bad" : "");
+
+/** What the case's buyers were answered, non-zero counts only: fits a projector better than six columns. */
+function answers(outcome: CaseOutcome): string {
+  const parts: [number, string][] = [
+    [outcome.bought, "bought"], [outcome.soldOut, "sold out"], [outcome.busy, "busy"], [outcome.unavailable, "unavailable"],
+    [outcome.lockLost, "lock lost"], [outcome.errors, "errors"], [outcome.staleRefused, "stale writes refused"],
+  ];
+  return parts.filter(([count]) => count > 0).map(([count, what]) => `${count} ${what}`).join(" · ") || "none";
+}
 
 export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
   const [runs, setRuns] = useState<Record<string, LabRunRecord>>(lastRuns);
@@ -79,7 +88,7 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                   <th title={MEANING.oversell}>Oversell</th>
                   <th title={MEANING.peakHolders}>Peak holders</th>
                   <th title={MEANING.verdict}>Safety</th>
-                  <th>Bought</th><th>Busy</th><th>Unavailable</th><th>Stale refused</th><th>Buys/s</th><th>PG conns</th>
+                  <th>Buyers were told</th><th>Buys/s</th><th>PG conns</th>
                 </tr>
               </thead>
               <tbody>
@@ -106,10 +115,7 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                       <td className={badIfPositive(outcome?.oversell)}>{signed(outcome?.oversell)}</td>
                       <td>{outcome?.peakHolders ?? NONE}</td>
                       <td data-testid="safety">{outcome ? <span className={`verdict ${outcome.safety}`}>{outcome.safety}</span> : NONE}</td>
-                      <td>{outcome?.bought ?? NONE}</td>
-                      <td>{outcome?.busy ?? NONE}</td>
-                      <td>{outcome?.unavailable ?? NONE}</td>
-                      <td>{outcome?.staleRefused ?? NONE}</td>
+                      <td data-testid="answers">{outcome ? answers(outcome) : NONE}</td>
                       <td>{outcome?.purchasesPerSecond ?? NONE}</td>
                       <td>{outcome?.maxPgConnections ?? NONE}</td>
                     </tr>
