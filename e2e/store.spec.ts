@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { stackControl } from "../tests/support/stack";
 import { disconnect, prepareSale } from "./support";
 
 test.afterAll(disconnect);
@@ -38,4 +39,20 @@ test("a buyer who arrives after the last unit sees sold out and a disabled butto
   await page.goto("/");
   await expect(page.getByTestId("stock")).toHaveText("Sold out");
   await expect(page.getByRole("button", { name: "Sold out" })).toBeDisabled();
+});
+
+test("with Postgres stopped the store says it cannot reach its servers, and comes back after", async ({ page }) => {
+  await prepareSale({ strategy: "token-lua", workMs: 0 }, 5);
+  await stackControl("/postgres/stop");
+  try {
+    await page.goto("/");
+    await expect(page.getByTestId("store-error")).toContainText("The store cannot reach its servers");
+  } finally {
+    await stackControl("/postgres/start");
+  }
+  // The pool reconnects in the background: "Try again" gets there within a few clicks.
+  await expect(async () => {
+    await page.getByRole("button", { name: "Try again" }).click({ timeout: 1000 }).catch(() => {});
+    await expect(page.getByRole("button", { name: "Buy now" })).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
 });

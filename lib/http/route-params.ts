@@ -9,6 +9,6 @@ export interface IdRouteContext {
 export async function runIdFrom(params: IdRouteContext["params"]): Promise<number> {
   const { id } = await params;
   const value = Number(id);
-  if (!/^\d{1,9}$/.test(id) || value <= 0) throw new RunNotFoundError(Number.NaN);
+  if (!/^\d{1,9}$/.test(id) || value <= 0) throw new RunNotFoundError(id);
   return value;
 }

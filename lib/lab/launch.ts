@@ -10,7 +10,7 @@ import { finishLabRun, getLabRun } from "./lab-runs";
  */
 export function launchLabRun(labRunId: number): void {
   const log = openSync(path.join(tmpdir(), `lock-lab-lab-run-${labRunId}.log`), "a");
-  const child = spawn(process.execPath, ["--import", "tsx", path.join("lab", "run-scenario.ts"), String(labRunId)], {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join("scripts", "lab-scenario-runner.ts"), String(labRunId)], {
     cwd: process.cwd(),
     stdio: ["ignore", log, log],
     env: { ...process.env, NODE_OPTIONS: "" },

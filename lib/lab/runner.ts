@@ -13,7 +13,7 @@ import { getStackStatus, stackControl } from "./stack-control";
 
 /**
  * Plays a scenario's cases on the real stack, one after the other, and records each outcome next
- * to its expectation. Runs in its own process (see lab/run-scenario.ts), never inside an app
+ * to its expectation. Runs in its own process (see scripts/lab-scenario-runner.ts), never inside an app
  * instance: a case may kill one. After every case everything is put back.
  */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,7 +1,8 @@
 export class RunNotFoundError extends Error {
   override name = "RunNotFoundError";
-  constructor(id: number) {
-    super(`no run ${id}`);
+  /** `id` as the caller wrote it: a number, or whatever text stood in the URL. */
+  constructor(id: number | string) {
+    super(typeof id === "number" ? `no run ${id}` : `no run "${id.slice(0, 40)}": run ids are positive whole numbers`);
   }
 }
 

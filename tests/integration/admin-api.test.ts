@@ -133,9 +133,14 @@ describe("with a session", () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it("an unknown run is 404", async () => {
-    expect((await adminFetch(cookie, "GET", "/api/admin/runs/99999999")).status).toBe(404);
-    expect((await adminFetch(cookie, "GET", "/api/admin/runs/abc")).status).toBe(404);
+  it("an unknown run is 404, and a malformed id says what an id looks like", async () => {
+    const unknown = await adminFetch(cookie, "GET", "/api/admin/runs/99999999");
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ code: "not_found", message: "no run 99999999" });
+    const malformed = await adminFetch(cookie, "GET", "/api/admin/runs/abc");
+    expect(malformed.status).toBe(404);
+    expect(malformed.json.code).toBe("not_found");
+    expect(String(malformed.json.message)).toBe('no run "abc": run ids are positive whole numbers');
   });
 
   it("switching the strategy applies to both instances at once", async () => {

@@ -1,5 +1,5 @@
 /**
- * The lab's scenario runner process: `node --import tsx lab/run-scenario.ts <labRunId>`.
+ * The lab's scenario runner process: `node --import tsx scripts/lab-scenario-runner.ts <labRunId>`.
  * Started by POST /api/admin/lab/scenarios/:id/run; a scenario may kill an app instance, so it
  * never runs inside one.
  */
