@@ -13,12 +13,14 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { STRATEGY_NAMES } from "../lib/locks/types";
 
 const ROOT = path.resolve(__dirname, "..");
 const PASSWORD_FILE = path.join(ROOT, ".stack", "admin-password");
 const DRIVER = path.join(ROOT, "load", "driver.mjs");
 const K6_SCRIPT = path.join(ROOT, "load", "flash-sale.js");
-const STRATEGIES = ["none", "local", "setnx", "token-lua", "redlock", "pg-for-update", "atomic"] as const;
+/** Every strategy the registry knows, the lab's variants included: one list, in lib/locks/types.ts. */
+const STRATEGIES = STRATEGY_NAMES;
 const API_TIMEOUT_MS = 15_000;
 
 const USAGE = `usage: npm run load -- [--strategy ${STRATEGIES.join("|")}] [--vus 50]

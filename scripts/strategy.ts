@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { closeDb } from "../lib/db";
+import { STRATEGY_NAMES } from "../lib/locks/types";
 import { closeRedis } from "../lib/redis";
 import { getConfig, resetConfig, updateConfig } from "../lib/sale/config";
 import { getSaleStats, resetSale } from "../lib/sale/sale";
@@ -25,7 +26,7 @@ async function main() {
     },
   });
   if (values.help) {
-    console.log("usage: npm run strategy -- [none|local|setnx|token-lua|redlock|pg-for-update] [--ttl ms] [--wait ms] [--work ms] [--reset-sale stock] [--defaults] [--show]");
+    console.log(`usage: npm run strategy -- [${STRATEGY_NAMES.join("|")}] [--ttl ms] [--wait ms] [--work ms] [--reset-sale stock] [--defaults] [--show]`);
     return;
   }
   if (values.defaults) await resetConfig();

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { getEnv } from "../env";
+import { AppError } from "../errors";
 
 /**
  * The admin session: one password from env, and a stateless signed cookie that every instance
@@ -9,8 +10,10 @@ import { getEnv } from "../env";
 export const SESSION_COOKIE = "locklab_admin";
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
-export class AdminNotConfiguredError extends Error {
+export class AdminNotConfiguredError extends AppError {
   override name = "AdminNotConfiguredError";
+  readonly status = 503;
+  readonly code = "admin_not_configured";
   constructor() {
     super("ADMIN_PASSWORD is not set: the admin area is closed until it is (npm run demo sets one).");
   }

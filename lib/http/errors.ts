@@ -1,18 +1,14 @@
 import { ZodError } from "zod";
-import { LockBusyError, LockLostError, LockUnavailableError } from "../locks/types";
-import { AdminNotConfiguredError } from "../auth/session";
-import { StackControlError } from "../lab/stack-control";
-import { SoldOutError, StoreUnavailableError, UnknownProductError } from "../purchase/errors";
-import { RunConflictError, RunNotFoundError, RunTokenError } from "../runs/errors";
+import { AppError } from "../errors";
 
 /** An HTTP-level refusal with a stable code (bad JSON, body too large, wrong method, …). */
-export class HttpError extends Error {
+export class HttpError extends AppError {
   override name = "HttpError";
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details?: Record<string, unknown>,
+    override readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -29,10 +25,14 @@ export function jsonError(status: number, body: ErrorBody, headers?: HeadersInit
   return Response.json(body, { status, headers });
 }
 
-/** The one place errors become responses. Anything unexpected is a 500 with no internals. */
+/**
+ * The one place errors become responses: a domain error (AppError) answers with its own status
+ * and code, a zod error is 422 with field errors, anything unexpected a 500 with no internals.
+ */
 export function errorResponse(error: unknown, extra: Record<string, unknown> = {}): Response {
-  if (error instanceof HttpError) {
-    return jsonError(error.status, { code: error.code, message: error.message, ...error.details, ...extra });
+  if (error instanceof AppError) {
+    const headers = error.retryAfterS === undefined ? undefined : { "retry-after": String(error.retryAfterS) };
+    return jsonError(error.status, { code: error.code, message: error.message, ...error.details, ...extra }, headers);
   }
   if (error instanceof ZodError) {
     // A Map, not an object literal: a field may be named "__proto__".
@@ -44,26 +44,23 @@ export function errorResponse(error: unknown, extra: Record<string, unknown> = {
     const fieldErrors = Object.fromEntries(fields);
     return jsonError(422, { code: "invalid_fields", message: "Some fields are missing or invalid.", fieldErrors, ...extra });
   }
-  if (error instanceof SoldOutError) return jsonError(409, { code: "sold_out", message: error.message, ...extra });
-  if (error instanceof UnknownProductError) return jsonError(404, { code: "not_found", message: error.message, ...extra });
-  if (error instanceof LockBusyError) {
-    return jsonError(423, { code: "busy", message: error.message, ...extra }, { "retry-after": "1" });
-  }
-  if (error instanceof LockUnavailableError || error instanceof StoreUnavailableError) {
-    return jsonError(503, { code: "unavailable", message: error.message, ...extra }, { "retry-after": "1" });
-  }
-  if (error instanceof RunNotFoundError) return jsonError(404, { code: "not_found", message: error.message, ...extra });
-  if (error instanceof RunConflictError) return jsonError(409, { code: error.code, message: error.message, ...extra });
-  if (error instanceof RunTokenError) return jsonError(401, { code: "unauthorized", message: error.message, ...extra });
-  if (error instanceof AdminNotConfiguredError) {
-    return jsonError(503, { code: "admin_not_configured", message: error.message, ...extra });
-  }
-  if (error instanceof StackControlError) {
-    return jsonError(503, { code: "stack_control_unavailable", message: error.message, ...extra });
-  }
-  if (error instanceof LockLostError) return jsonError(503, { code: "lock_lost", message: error.message, ...extra });
   console.error(error);
   return jsonError(500, { code: "internal", message: "Something went wrong on our side.", ...extra });
+}
+
+/** The shape of every public route handler: call it, and map whatever it throws to a JSON error. */
+export function publicRoute<Context = unknown>(
+  handler: (request: Request, context: Context) => Promise<Response>,
+  /** Turns what the handler threw into the error to answer with (e.g. any failure → unavailable). */
+  onError: (error: unknown) => unknown = (error) => error,
+): (request: Request, context: Context) => Promise<Response> {
+  return async (request, context) => {
+    try {
+      return await handler(request, context);
+    } catch (error) {
+      return errorResponse(onError(error));
+    }
+  };
 }
 
 export const methodNotAllowed = (allowed: string) => () =>

@@ -1,11 +1,14 @@
 import { getEnv } from "../env";
+import { AppError } from "../errors";
 
 /**
  * The stack runner's fault-control API (scripts/stack.mjs): stop/start Redis nodes, pause,
  * resume or kill app instances, undo everything. Only admins reach it, through the app.
  */
-export class StackControlError extends Error {
+export class StackControlError extends AppError {
   override name = "StackControlError";
+  readonly status = 503;
+  readonly code = "stack_control_unavailable";
 }
 
 export interface StackStatus {

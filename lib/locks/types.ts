@@ -1,3 +1,4 @@
+import { AppError } from "../errors";
 import type { FaultDelays } from "../lab/faults";
 
 /**
@@ -82,23 +83,33 @@ export interface LockStrategy {
   withLock<T>(resource: string, options: LockOptions, critical: (held: HeldLock) => Promise<T>): Promise<T>;
 }
 
-export class LockBusyError extends Error {
+/** 423: the lock could not be had in time; the buyer may try again. */
+export class LockBusyError extends AppError {
   override name = "LockBusyError";
+  readonly status = 423;
+  readonly code = "busy";
+  override readonly retryAfterS = 1;
   constructor(resource: string, waitedMs: number, reason?: string) {
     super(`the lock on ${resource} could not be had within ${waitedMs} ms${reason ? `: ${reason}` : ""}`);
   }
 }
 
-export class LockUnavailableError extends Error {
+/** 503: a server the lock needs is down. */
+export class LockUnavailableError extends AppError {
   override name = "LockUnavailableError";
+  readonly status = 503;
+  readonly code = "unavailable";
+  override readonly retryAfterS = 1;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
 }
 
 /** The holder found at release that its lock had already expired or been taken by someone else. */
-export class LockLostError extends Error {
+export class LockLostError extends AppError {
   override name = "LockLostError";
+  readonly status = 503;
+  readonly code = "lock_lost";
   constructor(resource: string) {
     super(`the lock on ${resource} was no longer held at release`);
   }

@@ -1,15 +1,9 @@
-import { errorResponse, methodNotAllowed } from "@/lib/http/errors";
+import { methodNotAllowed, publicRoute } from "@/lib/http/errors";
 import { getSaleStats } from "@/lib/sale/sale";
 
 export const dynamic = "force-dynamic";
 
-/** The current sale's invariants: orders, remaining, oversell, lost stock, peak holders. */
-export async function GET(): Promise<Response> {
-  try {
-    return Response.json(await getSaleStats(), { headers: { "cache-control": "no-store" } });
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
+/** The current sale's accounting: units sold, sold twice, lost, phantom, pending, signed oversell, peak holders, verdict. */
+export const GET = publicRoute(async () => Response.json(await getSaleStats(), { headers: { "cache-control": "no-store" } }));
 
 export const POST = methodNotAllowed("GET");

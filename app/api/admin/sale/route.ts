@@ -1,12 +1,10 @@
-import { z } from "zod";
 import { adminRoute } from "@/lib/auth/guard";
 import { methodNotAllowed } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
 import { getSaleStats, resetSale } from "@/lib/sale/sale";
+import { saleResetSchema } from "@/lib/validations/sale";
 
 export const dynamic = "force-dynamic";
-
-const saleResetSchema = z.object({ initialStock: z.number().int().min(0).max(100_000).optional() }).strict();
 
 export const GET = adminRoute(async () => {
   return Response.json({ sale: await getSaleStats() });

@@ -1,0 +1,13 @@
+/**
+ * The base of every error the API answers on purpose: each domain error carries its HTTP status
+ * and a stable `code`, so lib/http/errors.ts maps them in one line and a new domain needs no new
+ * branch there. Anything that is not an AppError (or a zod validation error) is a 500.
+ */
+export abstract class AppError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+  /** Seconds a client should wait before trying again (the Retry-After header), when it may. */
+  readonly retryAfterS?: number;
+  /** Extra fields for the JSON error body. */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
