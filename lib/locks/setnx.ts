@@ -1,5 +1,4 @@
 import { lockKey } from "../sale/keys";
-import { faultDelay } from "../lab/faults";
 import { getRedis } from "../redis";
 import { contend } from "./contend";
 import { withQueuedLock } from "./queued-lock";
@@ -27,7 +26,7 @@ export function createSetnx(name: "setnx" | "setnx-no-expiry", expire: boolean):
           await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs }, async () => {
             if ((await redis.setnx(key, "locked")) === 1) {
               if (expire) {
-                await faultDelay(options.faults, "after-setnx");
+                await options.onStep?.("after-setnx");
                 await redis.pexpire(key, options.ttlMs);
               }
               return { acquired: true };

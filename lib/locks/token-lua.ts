@@ -1,6 +1,5 @@
 import { lockKey } from "../sale/keys";
 import { randomUUID } from "node:crypto";
-import { faultDelay } from "../lab/faults";
 import { getRedis, getWatchConnection } from "../redis";
 import { contend } from "./contend";
 import { leaseEnd, now } from "./lease";
@@ -75,7 +74,7 @@ function tokenLock(resource: string, options: LockOptions, variant: TokenLockVar
     },
     ...(variant.watchdog && {
       renew: async () => {
-        await faultDelay(options.faults, "before-renew");
+        await options.onStep?.("before-renew");
         return (await redis.renewTokenLock(key, token, options.ttlMs)) === 1;
       },
     }),
@@ -87,7 +86,7 @@ function tokenLock(resource: string, options: LockOptions, variant: TokenLockVar
 async function releaseGetThenDel(key: string, token: string, channel: string, options: LockOptions): Promise<boolean> {
   const redis = getRedis();
   if ((await redis.get(key)) !== token) return false;
-  await faultDelay(options.faults, "before-release-del");
+  await options.onStep?.("before-release-del");
   await redis.del(key);
   await redis.publish(channel, "1");
   return true;
@@ -102,7 +101,7 @@ async function releaseWatched(key: string, token: string, channel: string, optio
     await connection.unwatch();
     return false;
   }
-  await faultDelay(options.faults, "before-release-del");
+  await options.onStep?.("before-release-del");
   const result = await connection.multi().del(key).publish(channel, "1").exec();
   return result !== null;
 }

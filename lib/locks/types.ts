@@ -1,5 +1,4 @@
 import { AppError } from "../errors";
-import type { FaultDelays } from "../lab/faults";
 
 /**
  * The one interface every lock strategy implements, and the errors they share. Callers never
@@ -32,14 +31,24 @@ export interface LockOptions {
   readonly waitTimeoutMs: number;
   /** Called when release finds the lock already expired or taken by someone else. */
   readonly onLockLost?: () => void;
-  /** Lab faults: delays at named points of the lock's own steps. */
-  readonly faults?: FaultDelays;
+  /**
+   * Awaited at each named step of the lock's own work (see LockStep): the caller may delay there
+   * (the pitfall lab does) or record it. The lock layer knows nothing of who listens.
+   */
+  readonly onStep?: (step: LockStep) => void | Promise<void>;
   /**
    * The shared config's epoch (bumped by every strategy or knob switch and sale reset): a lease
    * is handed on only to a buyer of the same epoch. @default 0
    */
   readonly epoch?: number;
 }
+
+/**
+ * The points inside a lock's own work where a pause changes the outcome: between SETNX and its
+ * PEXPIRE (setnx), before a watchdog renewal is sent, between an unlock's compare and its DEL.
+ */
+export const LOCK_STEPS = ["after-setnx", "before-renew", "before-release-del"] as const;
+export type LockStep = (typeof LOCK_STEPS)[number];
 
 export interface HeldLock {
   /** Aborted when the strategy knows the lock is no longer held (TTL or validity elapsed). */

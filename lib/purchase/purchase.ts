@@ -53,13 +53,14 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
     ttlMs: config.lockTtlMs,
     waitTimeoutMs: config.waitTimeoutMs,
     onLockLost: () => void redis.incr(saleCounterKeys(sale.id).lockLost).catch(() => {}),
-    faults: config.faults,
+    // The lab's delays at the lock's own steps.
+    onStep: (step) => faultDelay(config.faults, step),
     epoch: config.epoch,
   };
   const reservation: ReservationMeta = { id: randomUUID(), buyer: input.buyer, instance, strategy: config.strategy, runId: sale.runId ?? null };
 
   const taken = await storeCall(() =>
-    takeUnit(strategy, sku, options, sale.id, config.workMs, { instance, nestedLock: config.nestedLock, reservation }),
+    takeUnit(strategy, sku, options, sale.id, config.workMs, { instance, nestedLock: config.nestedLock, reservation, faults: config.faults }),
   );
   if (!taken) throw new SoldOutError(sku);
 

@@ -1,5 +1,5 @@
 import { getEnv } from "../env";
-import { faultDelay, pauseBeforeWrite } from "../lab/faults";
+import { faultDelay, pauseBeforeWrite, type FaultDelays } from "../lab/faults";
 import { MIN_LEASE_LEFT_MS } from "../locks/lease";
 import { LockBusyError, LockLostError, type HeldLock, type LockOptions, type LockStrategy } from "../locks/types";
 import { getRedis } from "../redis";
@@ -15,6 +15,8 @@ export interface TakeUnitExtras {
   readonly nestedLock?: boolean;
   /** Recorded with the stock write, so a crash before the order insert leaves a unit to settle. */
   readonly reservation?: ReservationMeta;
+  /** The lab's delays inside the critical section. */
+  readonly faults?: FaultDelays;
 }
 
 export interface TakenUnit {
@@ -72,12 +74,12 @@ export async function takeUnit(
     let outcome: Awaited<ReturnType<typeof inside.leave>> = "written";
     try {
       if (stock <= 0) return undefined;
-      await faultDelay(options.faults, "in-critical-section");
+      await faultDelay(extras.faults, "in-critical-section");
       if (workMs > 0) await new Promise((resolve) => setTimeout(resolve, workMs));
       // The lease rule: too little time left, and the write would land after the lock is gone.
       if (held.timeLeftMs && held.timeLeftMs() < MIN_LEASE_LEFT_MS) throw new LockLostError(sku);
       // A pause here, after the check, is what only a fencing token catches.
-      await pauseBeforeWrite(options.faults);
+      await pauseBeforeWrite(extras.faults);
       written = stock - 1;
     } finally {
       const leaving = inside.leave(written, written === undefined ? undefined : reservation);
