@@ -1,14 +1,12 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { startTransition } from "react";
+import { RetryButton } from "./retry-button";
 
 /**
  * The store when a page cannot be rendered — most often Postgres or Redis node 1 not answering.
  * Nothing was bought by showing this page; the buyer can try again once the servers are back.
  */
 export default function StoreError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
-  const router = useRouter();
   return (
     <section className="card" role="alert" data-testid="store-error">
       <h1>The store cannot reach its servers</h1>
@@ -17,13 +15,7 @@ export default function StoreError({ error, reset }: { error: Error & { digest?:
         or charged. Try again in a moment.
       </p>
       {error.digest && <p className="muted">Reference: {error.digest}</p>}
-      <button type="button" className="primary" onClick={() => startTransition(() => {
-          // The page is a server component: fetch it again, then leave the error state.
-          router.refresh();
-          reset();
-        })}>
-        Try again
-      </button>
+      <RetryButton reset={reset} />
     </section>
   );
 }

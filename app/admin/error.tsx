@@ -1,12 +1,10 @@
 "use client";
 
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { startTransition } from "react";
+import { RetryButton } from "../retry-button";
 
 /** An admin page that cannot be rendered: a backing server is down, or the stack is stopping. */
 export default function AdminError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
-  const router = useRouter();
   return (
     <section className="card" role="alert" data-testid="admin-error">
       <h1>This admin page could not be loaded</h1>
@@ -16,13 +14,7 @@ export default function AdminError({ error, reset }: { error: Error & { digest?:
       </p>
       {error.digest && <p className="muted">Reference: {error.digest}</p>}
       <div className="toolbar">
-        <button type="button" className="primary" onClick={() => startTransition(() => {
-          // The page is a server component: fetch it again, then leave the error state.
-          router.refresh();
-          reset();
-        })}>
-          Try again
-        </button>
+        <RetryButton reset={reset} />
         <Link href="/admin">Back to the dashboard</Link>
       </div>
     </section>
