@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import type { ReactNode } from "react";
 import "./globals.css";
 
@@ -12,10 +13,10 @@ export default function RootLayout({ children }: { children: ReactNode }) {
     <html lang="en">
       <body>
         <header className="site-header">
-          <a href="/" className="brand">Lock Lab</a>
+          <Link href="/" className="brand">Lock Lab</Link>
           <nav>
-            <a href="/">Store</a>
-            <a href="/admin">Admin</a>
+            <Link href="/">Store</Link>
+            <Link href="/admin">Admin</Link>
           </nav>
         </header>
         <main>{children}</main>

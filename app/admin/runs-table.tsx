@@ -1,3 +1,4 @@
+import Link from "next/link";
 import type { RunRecord } from "@/lib/runs/runs";
 
 /** What a figure shows when it was not recorded (runs from before the per-unit accounting). */
@@ -45,7 +46,7 @@ export function RunsTable({ runs }: { runs: RunRecord[] }) {
         <tbody>
           {runs.map((run) => (
             <tr key={run.id} data-testid={`run-row-${run.id}`}>
-              <td><a href={`/admin/runs/${run.id}`}>#{run.id}</a>{run.scenario && <div className="muted small">{run.scenario}</div>}</td>
+              <td><Link href={`/admin/runs/${run.id}`}>#{run.id}</Link>{run.scenario && <div className="muted small">{run.scenario}</div>}</td>
               <td><span className="strategy-badge">{run.strategy}</span></td>
               <td>{run.tool}</td>
               <td>{run.vus}</td>
