@@ -29,7 +29,9 @@ export function getPool(): pg.Pool {
  */
 export function getLockPool(): pg.Pool {
   if (!globalForDb.lockLabLockPool) {
-    const pool = new pg.Pool(pgConnectionConfig({ max: getEnv().DATABASE_LOCK_POOL_SIZE }));
+    // No connect timeout of pg's own: a waiter for a connection is bounded by its wait timeout
+    // (lib/locks/pg-for-update.ts), which tells a full pool (busy) from a dead server (unavailable).
+    const pool = new pg.Pool(pgConnectionConfig({ max: getEnv().DATABASE_LOCK_POOL_SIZE, connectionTimeoutMillis: 0 }));
     // A lock session the server ends (its lease ran out, Postgres stopped) must not crash the server.
     pool.on("error", () => {});
     globalForDb.lockLabLockPool = pool;

@@ -116,8 +116,10 @@ export async function withQueuedLock<T>(
  */
 function armExpiry(lease: Lease, ttlMs: number, expiry: AbortController): { stop(): void } {
   let expiryTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
   const arm = () => {
     clearTimeout(expiryTimer);
+    if (stopped) return;
     const leftMs = lease.validUntil - now();
     // A lock with no expiry (setnx-no-expiry) has no validity to watch; Node would run a longer timer after 1 ms.
     if (leftMs <= MAX_TIMER_MS) expiryTimer = setTimeout(() => expiry.abort(), Math.max(0, leftMs));
@@ -144,6 +146,7 @@ function armExpiry(lease: Lease, ttlMs: number, expiry: AbortController): { stop
   }
   return {
     stop() {
+      stopped = true;
       clearTimeout(expiryTimer);
       clearInterval(renewTimer);
     },

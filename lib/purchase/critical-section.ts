@@ -1,5 +1,5 @@
 import type Redis from "ioredis";
-import { CONFIG_KEY, PENDING_SALES_KEY, STOCK_KEY, saleCounterKeys } from "../sale/keys";
+import { CONFIG_KEY, PENDING_SALES_KEY, SALE_KEY, STOCK_KEY, saleCounterKeys } from "../sale/keys";
 
 /**
  * The critical section's Redis side, measured. Entering counts the holders inside (per instance,
@@ -154,9 +154,12 @@ return left                          -- the stock left after this unit
  * Run under the sale's lock (a blind SET of a holder that read earlier would undo it).
  */
 export const GIVE_BACK_UNIT = `
--- KEYS[1] stock; KEYS[2] pending; KEYS[3] config; KEYS[4] highest token accepted
--- ARGV[1] reservation id; ARGV[2] unit; ARGV[3] epoch; ARGV[4] fencing token, or ''
-if (redis.call('HGET', KEYS[3], 'epoch') or '0') ~= ARGV[3] then return -2 end
+-- KEYS[1] stock; KEYS[2] pending; KEYS[3] config; KEYS[4] highest token accepted; KEYS[5] current sale
+-- ARGV[1] reservation id; ARGV[2] unit; ARGV[3] epoch; ARGV[4] fencing token, or ''; ARGV[5] sale id
+if redis.call('HGET', KEYS[5], 'id') ~= ARGV[5] then return -4 end   -- the stock is another sale's now
+local config = redis.call('HMGET', KEYS[3], 'epoch', 'draining')
+if (config[1] or '0') ~= ARGV[3] then return -2 end
+if config[2] and tonumber(config[2]) > tonumber(redis.call('TIME')[1]) * 1000 then return -2 end
 local raw = redis.call('HGET', KEYS[2], ARGV[1])
 if not raw or not string.find(raw, '"state":"settling"', 1, true) then return -3 end
 if ARGV[4] ~= '' then
@@ -190,7 +193,7 @@ export function defineCriticalSectionScripts(client: Redis): void {
     client.defineCommand("takeUnitAtomically", { numberOfKeys: 5, lua: TAKE_UNIT_ATOMICALLY });
     client.defineCommand("enterFenced", { numberOfKeys: 6, lua: ENTER_FENCED });
     client.defineCommand("leaveFenced", { numberOfKeys: 8, lua: LEAVE_FENCED });
-    client.defineCommand("giveBackUnit", { numberOfKeys: 4, lua: GIVE_BACK_UNIT });
+    client.defineCommand("giveBackUnit", { numberOfKeys: 5, lua: GIVE_BACK_UNIT });
     registered.add(client);
   }
 }
@@ -300,7 +303,7 @@ export async function takeUnitAtomically(redis: Redis, saleId: number, epoch: nu
   return left < 0 ? "sold-out" : { stockSeen: left + 1, stockLeft: left };
 }
 
-export type GiveBackResult = "given-back" | "stock-moved" | "not-settling" | "stale" | "switching";
+export type GiveBackResult = "given-back" | "stock-moved" | "not-settling" | "stale" | "switching" | "not-current";
 
 /** Puts a reserved unit back on the shelf as itself (see GIVE_BACK_UNIT); run under the sale's lock. */
 export async function giveBackUnit(
@@ -312,7 +315,8 @@ export async function giveBackUnit(
 ): Promise<GiveBackResult> {
   const keys = saleCounterKeys(saleId);
   const answer = await scripts(redis).giveBackUnit(
-    STOCK_KEY, keys.pending, CONFIG_KEY, keys.fence, entry.id, entry.unit, String(epoch), fencingToken === undefined ? "" : String(fencingToken),
+    STOCK_KEY, keys.pending, CONFIG_KEY, keys.fence, SALE_KEY,
+    entry.id, entry.unit, String(epoch), fencingToken === undefined ? "" : String(fencingToken), String(saleId),
   );
   switch (answer) {
     case 1:
@@ -323,6 +327,8 @@ export async function giveBackUnit(
       return "stale";
     case -2:
       return "switching";
+    case -4:
+      return "not-current";
     default:
       return "not-settling";
   }

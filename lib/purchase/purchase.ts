@@ -80,7 +80,8 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
       reconciled: false,
     });
   } catch (error) {
-    if (isConnectionError(error)) noteOrderStoreDown();
+    // A full pool ("timeout exceeded when trying to connect") is load, not Postgres down.
+    if (isConnectionError(error) && !/timeout exceeded when trying to connect/i.test((error as Error).message)) noteOrderStoreDown();
     throw new StoreUnavailableError(
       `the order could not be recorded; unit ${taken.stockSeen} stays reserved for ${input.buyer} (reservation ${reservation.id}) `
         + "and is settled within seconds: recorded as your order, or put back on the shelf",

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { getPool } from "../db";
 import { getEnv } from "../env";
 import { getStrategy } from "../locks/registry";
-import type { LockOptions } from "../locks/types";
+import { MIN_LEASE_LEFT_MS } from "../locks/lease";
+import { LockLostError, type LockOptions } from "../locks/types";
 import { getRedis } from "../redis";
 import { getActiveConfig } from "../sale/config";
 import { PENDING_SALES_KEY, SALE_KEY, SKU, saleCounterKeys } from "../sale/keys";
@@ -117,7 +118,10 @@ async function settle(saleId: number, entry: PendingEntry): Promise<Settled> {
       await redis.hdel(keys.pending, entry.id);
       return "already-ordered";
     }
-    const given = await giveBack(saleId, entry).catch((): GiveBackResult | "error" => "error");
+    let given = await giveBack(saleId, entry).catch((): GiveBackResult | "error" => "error");
+    // No answer is no proof it did not happen: the script deletes the reservation as it puts the
+    // unit back, so a reservation gone means given back (the tombstone must then stay).
+    if (given === "error" && !(await redis.hexists(keys.pending, entry.id).catch(() => 1))) given = "given-back";
     if (given === "given-back") {
       await client.query("COMMIT");
       await redis.incr(keys.givenBack);
@@ -147,7 +151,11 @@ async function giveBack(saleId: number, entry: PendingEntry): Promise<GiveBackRe
   const config = await getActiveConfig();
   const strategy = getStrategy(config.strategy);
   const options: LockOptions = { ttlMs: config.lockTtlMs, waitTimeoutMs: config.waitTimeoutMs, epoch: config.epoch };
-  return strategy.withLock(SKU, options, (held) => giveBackUnit(redis, saleId, entry, config.epoch, held.fencingToken));
+  return strategy.withLock(SKU, options, async (held) => {
+    // The same lease rule as every holder's write: a reconciler paused past its lease writes nothing.
+    if (held.timeLeftMs && held.timeLeftMs() < MIN_LEASE_LEFT_MS) throw new LockLostError(SKU);
+    return giveBackUnit(redis, saleId, entry, config.epoch, held.fencingToken);
+  });
 }
 
 /**

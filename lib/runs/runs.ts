@@ -56,7 +56,9 @@ function invariantsOf(stats: SaleStats) {
 }
 
 /** How long a run's claim on the stack outlives its last report: a load tool that died lets go. */
-const claimMs = (durationMs: number | null | undefined) => (durationMs ?? 0) + STALE_AFTER_MS;
+const claimMs = (durationMs: number | null | undefined) => (durationMs ?? COUNT_RUN_BUDGET_MS) + STALE_AFTER_MS;
+/** A run bounded by a request count, not a duration (k6 allows such a run 5 minutes; it reports no progress). */
+const COUNT_RUN_BUDGET_MS = 6 * 60 * 1000;
 
 export async function startRun(input: RunCreate): Promise<{ run: RunRecord; reportToken: string }> {
   const db = getDb();

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { LockBusyError } from "../locks/types";
 import { getRedis } from "../redis";
 import { CONFIG_KEY, SALE_KEY, saleCounterKeys } from "./keys";
 
@@ -41,7 +42,7 @@ export async function quiesced<T>(change: () => Promise<T>): Promise<T> {
   const token = randomUUID();
   const claimDeadline = Date.now() + SWITCH_LOCK_TTL_MS;
   while (!(await redis.set(SWITCH_LOCK_KEY, token, "PX", SWITCH_LOCK_TTL_MS, "NX"))) {
-    if (Date.now() > claimDeadline) throw new Error("another switch of the sale did not finish in time");
+    if (Date.now() > claimDeadline) throw new LockBusyError("the sale's switch", SWITCH_LOCK_TTL_MS, "another switch of the sale did not finish in time");
     await sleep(20);
   }
   try {
