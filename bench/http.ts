@@ -5,7 +5,7 @@ import { updateConfig } from "../lib/sale/config";
 import { saleCounterKeys } from "../lib/sale/keys";
 import { getDb } from "../lib/db";
 import { getStock, resetSale } from "../lib/sale/sale";
-import type { StrategyName } from "../lib/locks/types";
+import type { StrategyName } from "../lib/locks/strategies";
 import { countRedisCommands } from "./redis-stats";
 import { latencyFigures, type RowResult } from "./stats";
 import type { Workload } from "./workload";

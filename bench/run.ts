@@ -10,7 +10,7 @@ import os from "node:os";
 import { closeDb } from "../lib/db";
 import { getEnv } from "../lib/env";
 import { getStrategy } from "../lib/locks/registry";
-import type { StrategyName } from "../lib/locks/types";
+import type { StrategyName } from "../lib/locks/strategies";
 import type { UnitLock } from "../lib/purchase/purchase";
 import { closeRedis, getRedis } from "../lib/redis";
 import { CONFIG_KEY } from "../lib/sale/keys";

@@ -25,18 +25,21 @@ export function getPool(): pg.Pool {
 /**
  * The row lock's own pool (pg-for-update): its holders and waiters each keep a connection for the
  * whole hold or wait, so they get connections of their own and can never starve the order insert.
- * DATABASE_LOCK_POOL_SIZE connections; past that, buyers are answered busy (lib/locks/pg-for-update.ts).
+ * DATABASE_LOCK_POOL_SIZE connections; past that, buyers are answered busy (lib/locks/row-lock.ts).
  */
 export function getLockPool(): pg.Pool {
-  if (!globalForDb.lockLabLockPool) {
-    // No connect timeout of pg's own: a waiter for a connection is bounded by its wait timeout
-    // (lib/locks/pg-for-update.ts), which tells a full pool (busy) from a dead server (unavailable).
-    const pool = new pg.Pool(pgConnectionConfig({ max: getEnv().DATABASE_LOCK_POOL_SIZE, connectionTimeoutMillis: 0 }));
-    // A lock session the server ends (its lease ran out, Postgres stopped) must not crash the server.
-    pool.on("error", () => {});
-    globalForDb.lockLabLockPool = pool;
-  }
+  globalForDb.lockLabLockPool ??= createLockPool();
   return globalForDb.lockLabLockPool;
+}
+
+/** A new pool with the row lock's settings (the app keeps one; a test may open its own). */
+export function createLockPool(max = getEnv().DATABASE_LOCK_POOL_SIZE): pg.Pool {
+  // No connect timeout of pg's own: a waiter for a connection is bounded by its wait timeout
+  // (lib/locks/row-lock.ts), which tells a full pool (busy) from a dead server (unavailable).
+  const pool = new pg.Pool(pgConnectionConfig({ max, connectionTimeoutMillis: 0 }));
+  // A lock session the server ends (its lease ran out, Postgres stopped) must not crash the server.
+  pool.on("error", () => {});
+  return pool;
 }
 
 /** The one Prisma client of this process, over the pg driver adapter (no native engine). */

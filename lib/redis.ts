@@ -44,19 +44,25 @@ const globalForRedis = globalThis as unknown as { lockLabRedis?: RedisRegistry }
 
 function registry(): RedisRegistry {
   if (!globalForRedis.lockLabRedis) {
-    const nodes = getEnv().REDIS_NODES.map((address, index) => {
-      const [host, port] = address.split(":");
-      const client = new Redis({ host, port: Number(port), connectionName: `locklab-${index + 1}`, ...CLIENT_OPTIONS });
-      // Errors surface on the commands that hit them; an unhandled 'error' event would crash the server.
-      client.on("error", () => {});
-      // Every script is defined before the first command: see defineLockScripts.
-      defineLockScripts(client);
-      defineCriticalSectionScripts(client);
-      return client;
-    });
+    const nodes = getEnv().REDIS_NODES.map((address, index) => createRedisClient(address, `locklab-${index + 1}`));
     globalForRedis.lockLabRedis = { nodes, subscribers: nodes.map(() => undefined) };
   }
   return globalForRedis.lockLabRedis;
+}
+
+/**
+ * A new client of the node at `address` (host:port) with the settings above and every script
+ * defined. The app keeps one per node (below); a test may open its own.
+ */
+export function createRedisClient(address: string, connectionName: string): Redis {
+  const [host, port] = address.split(":");
+  const client = new Redis({ host, port: Number(port), connectionName, ...CLIENT_OPTIONS });
+  // Errors surface on the commands that hit them; an unhandled 'error' event would crash the server.
+  client.on("error", () => {});
+  // Every script is defined before the first command: see defineLockScripts.
+  defineLockScripts(client);
+  defineCriticalSectionScripts(client);
+  return client;
 }
 
 /** All Redis nodes, in REDIS_NODES order. */

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { closeDb } from "../lib/db";
-import { STRATEGY_NAMES } from "../lib/locks/types";
+import { STRATEGY_NAMES } from "../lib/locks/strategies";
 import { closeRedis } from "../lib/redis";
 import { getConfig, resetConfig, updateConfig } from "../lib/sale/config";
 import { getSaleStats, resetSale } from "../lib/sale/sale";

@@ -1,4 +1,4 @@
-import type { StrategyName } from "../locks/types";
+import type { StrategyName } from "../locks/strategies";
 import type { FaultPoint } from "./faults";
 
 /**

@@ -1,4 +1,4 @@
-import { armReleaseWait } from "./release-signal";
+import type { ReleaseSignals } from "./release-signal";
 import { LockBusyError, LockUnavailableError } from "./types";
 
 export type Attempt =
@@ -10,11 +10,16 @@ export interface ContendOptions {
   readonly resource: string;
   readonly deadline: number;
   readonly waitTimeoutMs: number;
+  /** What wakes this waiter when the holder releases. */
+  readonly releases: ReleaseSignals;
   /** Nodes whose release messages should wake this waiter. */
   readonly nodeIndexes?: readonly number[];
   /** Random delay in [0, jitterMs) before each retry, so contenders do not retry in lockstep. */
   readonly jitterMs?: number;
 }
+
+/** The longest a waiter sleeps without looking at the lock again. */
+const UNANNOUNCED_RELEASE_CHECK_MS = 1000;
 
 /**
  * Tries `attempt` until it acquires or the deadline passes. Between tries it sleeps until the lock
@@ -24,9 +29,10 @@ export async function contend(options: ContendOptions, attempt: () => Promise<At
   for (;;) {
     const remaining = options.deadline - Date.now();
     if (remaining <= 0) throw new LockBusyError(options.resource, options.waitTimeoutMs);
-    const released = armReleaseWait(options.resource, options.nodeIndexes);
+    const released = options.releases.armReleaseWait(options.resource, options.nodeIndexes);
     let result: Attempt;
     try {
+      await released.ready;
       result = await attempt();
     } catch (error) {
       released.cancel();
@@ -37,7 +43,9 @@ export async function contend(options: ContendOptions, attempt: () => Promise<At
       released.cancel();
       return;
     }
-    await released.wait(Math.min(options.deadline - Date.now(), result.holderTtlMs + 1));
+    // Pub/sub is fire-and-forget (a subscriber reconnecting misses messages), so even a lock that
+    // never expires is looked at again now and then rather than trusted to announce its release.
+    await released.wait(Math.min(options.deadline - Date.now(), result.holderTtlMs + 1, UNANNOUNCED_RELEASE_CHECK_MS));
     if (options.jitterMs) await sleep(Math.random() * options.jitterMs);
   }
 }

@@ -1,11 +1,11 @@
-import type { PoolClient } from "pg";
-import { getLockPool } from "../db";
+import type { Pool, PoolClient } from "pg";
+import type { LockClients } from "./clients";
 import { driftMs, now } from "./lease";
 import { LockBusyError, LockUnavailableError, type HeldLock, type LockOptions, type LockStrategy } from "./types";
 
 /**
- * A Postgres row lock: a transaction takes `SELECT … FOR UPDATE` on the resource's row in
- * `lock_rows` and releases it at commit. Waiters queue inside Postgres and are woken by the commit.
+ * The Postgres row lock behind pg-for-update and its lab variants: a transaction takes
+ * `SELECT … FOR UPDATE` on the resource's row in `lock_rows` and releases it at commit. Waiters queue inside Postgres and are woken by the commit.
  * It is a lease too: the session may sit idle in its transaction for at most the TTL
  * (`idle_in_transaction_session_timeout`), after which Postgres ends it and the next waiter gets
  * the row while the old holder may still be working. So the holder's write is fenced with a token
@@ -15,7 +15,8 @@ import { LockBusyError, LockUnavailableError, type HeldLock, type LockOptions, t
 const LOCK_NOT_AVAILABLE = "55P03";
 
 export interface RowLockVariant {
-  readonly name: "pg-for-update" | "pg-nowait" | "pg-unfenced";
+  readonly name: string;
+  readonly lab?: boolean;
   /** `FOR UPDATE NOWAIT`: a buyer who finds the row locked is answered busy at once. */
   readonly nowait: boolean;
   /**
@@ -25,19 +26,18 @@ export interface RowLockVariant {
   readonly fenced: boolean;
 }
 
-export function createRowLock(variant: RowLockVariant): LockStrategy {
+export function createRowLock(clients: LockClients, variant: RowLockVariant): LockStrategy {
   return {
     name: variant.name,
     safe: variant.fenced,
-    withLock: (resource, options, critical) => withRowLock(variant, resource, options, critical),
+    lab: variant.lab,
+    withLock: (resource, options, critical) => withRowLock(clients.lockPool(), variant, resource, options, critical),
   };
 }
 
-export const pgForUpdate = createRowLock({ name: "pg-for-update", nowait: false, fenced: true });
-
-async function withRowLock<T>(variant: RowLockVariant, resource: string, options: LockOptions, critical: (held: HeldLock) => Promise<T>): Promise<T> {
+async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: string, options: LockOptions, critical: (held: HeldLock) => Promise<T>): Promise<T> {
   const startedAt = Date.now();
-  const client = await connect(resource, options.waitTimeoutMs);
+  const client = await connect(pool, resource, options.waitTimeoutMs);
   let sessionEnded = false;
   // Postgres ending the session (the lease ran out) is an 'error' event on a checked-out client:
   // expected here, and never an uncaught exception.
@@ -96,8 +96,7 @@ async function withRowLock<T>(variant: RowLockVariant, resource: string, options
  * A connection of the lock pool within the wait timeout. All of them held by holders and waiters
  * is contention, answered busy with the reason; a server that does not answer is unavailable.
  */
-async function connect(resource: string, waitTimeoutMs: number): Promise<PoolClient> {
-  const pool = getLockPool();
+async function connect(pool: Pool, resource: string, waitTimeoutMs: number): Promise<PoolClient> {
   const saturated = () => pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? 10);
   let timer: NodeJS.Timeout | undefined;
   const connecting = pool.connect();

@@ -1,29 +1,30 @@
-import { lockKey } from "../sale/keys";
-import { getRedis } from "../redis";
+import type { LockClients } from "./clients";
 import { contend } from "./contend";
-import { withQueuedLock } from "./queued-lock";
 import { releaseChannel } from "./release-signal";
+import { holdSharedLock } from "./shared-lock";
+import { lockKey } from "../sale/keys";
 import type { LockStrategy } from "./types";
 
 /**
- * The naive lock the articles warn about, unsafe on purpose: `SETNX` then `PEXPIRE` as two
- * commands (a crash between them leaves a lock that never expires: deadlock), and a plain `DEL`
- * to unlock (after the TTL ran out mid-work, it deletes the next buyer's lock: oversell).
- * `expire: false` is the lab's even more naive variant with no expiry at all.
+ * The naive lock the articles warn about, exactly in their shape: every buyer runs its own
+ * `SETNX` (no local line, no hand-off), then `PEXPIRE` as a second command, works, and unlocks
+ * with a plain `DEL`. A waiter sleeps until a release message or the holder's TTL, then tries
+ * again. `expire: false` is the lab's even more naive variant with no expiry at all.
  */
-export function createSetnx(name: "setnx" | "setnx-no-expiry", expire: boolean): LockStrategy {
+export function createSetnxLock(clients: LockClients, name: string, expire: boolean): LockStrategy {
   return {
     name,
     safe: false,
+    lab: !expire,
     withLock(resource, options, critical) {
-      const redis = getRedis();
       const key = lockKey(resource);
-      return withQueuedLock(resource, options, {
-        kind: `${name}:${options.ttlMs}:${options.epoch ?? 0}`,
+      return holdSharedLock(options, {
+        kind: name,
         // The naive lock checks nothing before writing: that is the pitfall it shows.
         checked: false,
         async acquire(deadline) {
-          await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs }, async () => {
+          const redis = clients.redis();
+          await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs, releases: clients.releases }, async () => {
             if ((await redis.setnx(key, "locked")) === 1) {
               if (expire) {
                 await options.onStep?.("after-setnx");
@@ -37,6 +38,7 @@ export function createSetnx(name: "setnx" | "setnx-no-expiry", expire: boolean):
           return expire ? performance.now() + options.ttlMs : Infinity;
         },
         async release() {
+          const redis = clients.redis();
           await redis.del(key);
           await redis.publish(releaseChannel(resource), "1");
           return true;
@@ -45,5 +47,3 @@ export function createSetnx(name: "setnx" | "setnx-no-expiry", expire: boolean):
     },
   };
 }
-
-export const setnx = createSetnx("setnx", true);

@@ -1,56 +1,65 @@
-import { lockKey } from "../sale/keys";
 import { randomUUID } from "node:crypto";
-import { getRedis, getWatchConnection } from "../redis";
+import type { LockClients } from "./clients";
 import { contend } from "./contend";
 import { leaseEnd, now } from "./lease";
-import { withQueuedLock, type SharedLock } from "./queued-lock";
+import { withLocalLine } from "./local-line";
 import { releaseChannel } from "./release-signal";
 import { ACQUIRED, lockScripts } from "./scripts";
-import type { LockOptions, LockStrategy, StrategyName } from "./types";
+import { holdSharedLock, type SharedLock } from "./shared-lock";
+import { lockKey } from "../sale/keys";
+import type { LockOptions, LockStrategy } from "./types";
 
 /**
- * `SET key token NX PX ttl` with a random token per holder; release is an atomic Lua
- * compare-and-delete, so a holder never deletes someone else's lock. Safe while the work fits in
- * the TTL; when it does not, the lock expires mid-work and a second holder enters (oversell).
+ * The token lock on Redis node 1 and its variants: `SET key token NX PX ttl` with a random token
+ * per holder, woken on release by pub/sub. The variants differ in how they unlock, whether a
+ * watchdog renews the lock, whether each acquisition carries a fencing token, and whether the
+ * instance's buyers line up locally first (./local-line.ts).
  */
-export const tokenLua: LockStrategy = createTokenLock({ name: "token-lua", safe: true, unlock: "lua" });
-
 export interface TokenLockVariant {
-  readonly name: StrategyName;
+  readonly name: string;
   readonly safe: boolean;
+  readonly lab?: boolean;
   /** `lua`: atomic compare-and-delete; `get-del`: GET, compare, DEL as separate commands; `watch`: WATCH/GET/MULTI/DEL/EXEC. */
   readonly unlock: "lua" | "get-del" | "watch";
   /** Renew every TTL/3 while the holder works, and make it stop before writing if a renewal fails. */
   readonly watchdog?: boolean;
   /** Hand out a fencing token (a Redis counter) with every acquisition. */
   readonly fencing?: boolean;
+  /** Line this instance's buyers up locally, so only the head contends in Redis. */
+  readonly localLine: boolean;
 }
 
-/** The token lock and its lab variants (token-get-del, token-watch, token-watchdog, token-fencing). */
-export function createTokenLock(variant: TokenLockVariant): LockStrategy {
+export function createTokenLock(clients: LockClients, variant: TokenLockVariant): LockStrategy {
   return {
     name: variant.name,
     safe: variant.safe,
+    lab: variant.lab,
+    localLine: variant.localLine ? (handsOn(variant) ? "hand-off" : "queue") : undefined,
     withLock(resource, options, critical) {
-      return withQueuedLock(resource, options, tokenLock(resource, options, variant), critical);
+      const lock = tokenLock(clients, resource, options, variant);
+      return variant.localLine ? withLocalLine(resource, options, lock, critical) : holdSharedLock(options, lock, critical);
     },
   };
 }
 
-function tokenLock(resource: string, options: LockOptions, variant: TokenLockVariant): SharedLock {
-  const redis = lockScripts(getRedis());
+/**
+ * The lab's unlock variants must really unlock every time for their race to show, and every
+ * fenced write must carry a token of its own acquisition: only the plain token lock hands on.
+ */
+const handsOn = (variant: TokenLockVariant) => variant.unlock === "lua" && !variant.fencing && !variant.watchdog;
+
+function tokenLock(clients: LockClients, resource: string, options: LockOptions, variant: TokenLockVariant): SharedLock {
+  const redis = lockScripts(clients.redis());
   const key = lockKey(resource);
   const token = randomUUID();
   const channel = releaseChannel(resource);
   let fencingToken: number | undefined;
   return {
     kind: `${variant.name}:${options.ttlMs}:${options.epoch ?? 0}`,
-    // The lab's unlock variants must really unlock every time for their race to show, and every
-    // fenced write must carry a token of its own acquisition.
-    handOn: variant.unlock === "lua" && !variant.fencing && !variant.watchdog,
+    handOn: handsOn(variant),
     async acquire(deadline) {
       let sentAt = now();
-      await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs }, async () => {
+      await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs, releases: clients.releases }, async () => {
         sentAt = now();
         if (variant.fencing) {
           const answer = await redis.acquireFencedLock(key, `fence:${resource}`, token, options.ttlMs);
@@ -68,8 +77,8 @@ function tokenLock(resource: string, options: LockOptions, variant: TokenLockVar
       return leaseEnd(sentAt, options.ttlMs);
     },
     release: () => {
-      if (variant.unlock === "get-del") return releaseGetThenDel(key, token, channel, options);
-      if (variant.unlock === "watch") return releaseWatched(key, token, channel, options);
+      if (variant.unlock === "get-del") return releaseGetThenDel(clients, key, token, channel, options);
+      if (variant.unlock === "watch") return releaseWatched(clients, key, token, channel, options);
       return redis.releaseTokenLock(key, token, channel).then((released) => released === 1);
     },
     ...(variant.watchdog && {
@@ -83,8 +92,8 @@ function tokenLock(resource: string, options: LockOptions, variant: TokenLockVar
 }
 
 /** Unsafe on purpose: between the GET and the DEL the lock can expire and be taken by another. */
-async function releaseGetThenDel(key: string, token: string, channel: string, options: LockOptions): Promise<boolean> {
-  const redis = getRedis();
+async function releaseGetThenDel(clients: LockClients, key: string, token: string, channel: string, options: LockOptions): Promise<boolean> {
+  const redis = clients.redis();
   if ((await redis.get(key)) !== token) return false;
   await options.onStep?.("before-release-del");
   await redis.del(key);
@@ -93,9 +102,9 @@ async function releaseGetThenDel(key: string, token: string, channel: string, op
 }
 
 /** WATCH makes the DEL conditional: EXEC does nothing if the lock changed after the GET. */
-async function releaseWatched(key: string, token: string, channel: string, options: LockOptions): Promise<boolean> {
+async function releaseWatched(clients: LockClients, key: string, token: string, channel: string, options: LockOptions): Promise<boolean> {
   // WATCH belongs to a connection; this one is used for nothing else.
-  const connection = getWatchConnection();
+  const connection = clients.watchConnection();
   await connection.watch(key);
   if ((await connection.get(key)) !== token) {
     await connection.unwatch();

@@ -2,28 +2,9 @@ import { AppError } from "../errors";
 
 /**
  * The one interface every lock strategy implements, and the errors they share. Callers never
- * import a strategy file: they ask `getStrategy(name)` in ./registry.
+ * import a strategy file: they ask `getStrategy(name)` in ./registry, whose list of names is the
+ * one list (STRATEGY_NAMES in ./strategies).
  */
-/** The six strategies of the lesson, then `atomic` (no lock needed) and the pitfall lab's variants. */
-export const STRATEGY_NAMES = [
-  "none",
-  "local",
-  "setnx",
-  "token-lua",
-  "redlock",
-  "pg-for-update",
-  "atomic",
-  "setnx-no-expiry",
-  "token-get-del",
-  "token-watch",
-  "token-watchdog",
-  "token-fencing",
-  "token-reentrant",
-  "pg-nowait",
-  "pg-unfenced",
-] as const;
-export type StrategyName = (typeof STRATEGY_NAMES)[number];
-
 export interface LockOptions {
   /** How long the lock lives without its holder (Redis PX, Redlock TTL, pg transaction budget). */
   readonly ttlMs: number;
@@ -73,11 +54,18 @@ export interface HeldLock {
 }
 
 export interface LockStrategy {
-  readonly name: StrategyName;
+  readonly name: string;
   /** True when the strategy keeps stock honest across instances while work < TTL. */
   readonly safe: boolean;
   /** A pitfall-lab variant (shown apart from the six strategies of the lesson). */
   readonly lab?: boolean;
+  /**
+   * Whether this instance's buyers line up locally before contending (./local-line.ts):
+   * `queue` — only the head of the line contends in the shared server; `hand-off` — and a holder
+   * passes its lock to the next buyer of the line without releasing it in between. Absent: every
+   * buyer contends on its own.
+   */
+  readonly localLine?: "queue" | "hand-off";
   /**
    * True when there is no lock at all because the stock update itself is atomic: the purchase
    * then takes a unit with one Lua decrement instead of the read-modify-write critical section.

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { STRATEGY_NAMES } from "../locks/types";
+import { STRATEGY_NAMES } from "../locks/strategies";
 
 export const lockConfigSchema = z.object({
   strategy: z.enum(STRATEGY_NAMES),

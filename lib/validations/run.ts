@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { STRATEGY_NAMES } from "../locks/types";
+import { STRATEGY_NAMES } from "../locks/strategies";
 
 export const LOAD_TOOLS = ["node", "k6"] as const;
 

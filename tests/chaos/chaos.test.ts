@@ -12,7 +12,7 @@
 import { afterAll, expect, it } from "vitest";
 import { burst, type BurstResult } from "@/lib/lab/burst";
 import { clearFaults, setFault } from "@/lib/lab/faults";
-import type { StrategyName } from "@/lib/locks/types";
+import type { StrategyName } from "@/lib/locks/strategies";
 import { resetConfig } from "@/lib/sale/config";
 import { checkSale, settledSale, type CheckedSale } from "../support/accounting";
 import { PUBLIC_URL, prepareSale, stackControl } from "../support/stack";

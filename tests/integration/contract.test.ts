@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/sale/config";
-import { STRATEGY_NAMES, type StrategyName } from "@/lib/locks/types";
+import { STRATEGY_NAMES, type StrategyName } from "@/lib/locks/strategies";
 import { HONEST, checkSale, honest, settledSale } from "../support/accounting";
 import { PUBLIC_URL, blast, getSaleStats, instanceUrl, prepareSale } from "../support/stack";
 

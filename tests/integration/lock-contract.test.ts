@@ -1,6 +1,7 @@
 /**
  * The lock contract in node-redlock's shape: one `runLockContract` registered once per strategy,
- * run in this process against the real Redis nodes and Postgres (no app, no nginx). What every
+ * each strategy built by its factory on this test's own clients and run in this process against
+ * the real Redis nodes and Postgres (no app, no nginx). What every
  * strategy promises its caller: mutual exclusion among concurrent acquirers (or, for the unsafe
  * ones, the failure they exist to show), busy at the wait timeout, release when the critical
  * section throws, unavailable when its servers are down, the signal aborting when a lease runs
@@ -8,10 +9,11 @@
  * nginx stays in contract.test.ts.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { getStrategy } from "@/lib/locks/registry";
-import { LockBusyError, LockUnavailableError, STRATEGY_NAMES, type LockOptions, type StrategyName } from "@/lib/locks/types";
+import { STRATEGY_FACTORIES, STRATEGY_NAMES, type StrategyName } from "@/lib/locks/strategies";
+import { LockBusyError, LockUnavailableError, type LockOptions } from "@/lib/locks/types";
 import { resetConfig } from "@/lib/sale/config";
 import { SKU } from "@/lib/sale/keys";
+import { openLockClients } from "../support/lock-clients";
 import { stackControl } from "../support/stack";
 
 interface Topology {
@@ -28,7 +30,7 @@ interface Claims {
   readonly lease: boolean;
   /** The holder can ask its lease's time left (every lease but the naive setnx, which skips the check on purpose). */
   readonly checked?: boolean;
-  /** Waiters of this process get the lock in arrival order. */
+  /** Waiters of this process get the lock in arrival order (the local line's promise). */
   readonly fifo: boolean;
 }
 
@@ -40,10 +42,14 @@ const freshResource = () => `contract:${process.pid}:${++nextResource}`;
 afterEach(async () => {
   await stackControl("/reset-faults");
 });
-afterAll(() => resetConfig());
+const clients = openLockClients();
+afterAll(async () => {
+  await clients.close();
+  await resetConfig();
+});
 
 function runLockContract(name: StrategyName, claims: Claims, topology: Topology) {
-  const strategy = getStrategy(name);
+  const strategy = STRATEGY_FACTORIES[name](clients);
   // The row lock locks a row of lock_rows: the seeded one.
   const resourceFor = () => (name.startsWith("pg-") ? SKU : freshResource());
   const options = (overrides: Partial<LockOptions> = {}): LockOptions => ({ ttlMs: 5000, waitTimeoutMs: 10_000, ...overrides });
@@ -135,14 +141,15 @@ const TOKEN: Claims = { exclusive: true, waits: true, lease: true, fifo: true };
 const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   none: [{ exclusive: false, waits: false, lease: false, fifo: false }, {}],
   local: [{ exclusive: true, waits: true, lease: false, fifo: true }, {}],
-  setnx: [{ ...TOKEN, checked: false }, REDIS_NODE_1],
+  // The articles' naive locks: every buyer contends in Redis on its own, so no arrival order.
+  setnx: [{ ...TOKEN, checked: false, fifo: false }, REDIS_NODE_1],
   "token-lua": [TOKEN, REDIS_NODE_1],
   redlock: [TOKEN, { stop: ["/redis/3/stop", "/redis/4/stop", "/redis/5/stop"] }],
   "pg-for-update": [{ exclusive: true, waits: true, lease: true, fifo: false }, { stop: ["/postgres/stop"] }],
   // No lock at all: the purchase decrements atomically, so there is nothing to contend for.
   atomic: [{ exclusive: false, waits: false, lease: false, fifo: false }, {}],
-  "setnx-no-expiry": [{ ...TOKEN, lease: false }, REDIS_NODE_1],
-  "token-get-del": [TOKEN, REDIS_NODE_1],
+  "setnx-no-expiry": [{ ...TOKEN, lease: false, fifo: false }, REDIS_NODE_1],
+  "token-get-del": [{ ...TOKEN, fifo: false }, REDIS_NODE_1],
   "token-watch": [TOKEN, REDIS_NODE_1],
   // Renewed every TTL/3 while held: its lease does not run out under a working holder.
   "token-watchdog": [{ ...TOKEN, lease: false }, REDIS_NODE_1],
@@ -152,4 +159,4 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   "pg-unfenced": [{ exclusive: true, waits: true, lease: true, checked: false, fifo: false }, { stop: ["/postgres/stop"] }],
 };
 
-for (const name of STRATEGY_NAMES) runLockContract(name, ...CONTRACTS[name]);
+for (const name of STRATEGY_NAMES) runLockContract(name, CONTRACTS[name][0], CONTRACTS[name][1]);

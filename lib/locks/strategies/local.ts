@@ -1,11 +1,11 @@
-import { acquireLocal } from "./local-queue";
-import type { LockStrategy } from "./types";
+import { acquireLocal } from "../local-queue";
+import type { LockStrategy } from "../types";
 
 /**
  * An in-process async mutex (FIFO, with a wait timeout). Safe with one app instance; unsafe on
  * purpose with two behind nginx: each instance has its own mutex, so two buyers enter at once.
  */
-export const local: LockStrategy = {
+export const createLocal = (): LockStrategy => ({
   name: "local",
   safe: false,
   async withLock(resource, options, critical) {
@@ -16,4 +16,4 @@ export const local: LockStrategy = {
       release();
     }
   },
-};
+});

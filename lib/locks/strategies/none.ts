@@ -1,11 +1,11 @@
-import type { LockStrategy } from "./types";
+import type { LockStrategy } from "../types";
 
 /**
  * No lock at all. Unsafe on purpose: concurrent buyers read the same stock and each write
  * stock − 1, so updates are lost and more orders are taken than there were units (oversell).
  */
-export const none: LockStrategy = {
+export const createNone = (): LockStrategy => ({
   name: "none",
   safe: false,
   withLock: (_resource, _options, critical) => critical({ signal: new AbortController().signal }),
-};
+});

@@ -1,20 +1,21 @@
-import { lockKey } from "../sale/keys";
 import { randomUUID } from "node:crypto";
 import type Redis from "ioredis";
-import { getRedisNodes } from "../redis";
-import { contend } from "./contend";
-import { driftMs, now } from "./lease";
-import { withQueuedLock } from "./queued-lock";
-import { releaseChannel } from "./release-signal";
-import { ACQUIRED, lockScripts } from "./scripts";
-import { LockBusyError, LockUnavailableError, type LockStrategy } from "./types";
+import type { LockClients } from "../clients";
+import { contend } from "../contend";
+import { driftMs, now } from "../lease";
+import { withLocalLine } from "../local-line";
+import { releaseChannel } from "../release-signal";
+import { ACQUIRED, lockScripts } from "../scripts";
+import { lockKey } from "../../sale/keys";
+import { LockBusyError, LockUnavailableError, type LockStrategy } from "../types";
 
 /**
- * Redlock over N independent Redis masters: the token lock is requested on every node in
- * parallel (short per-node timeout); it is held when a majority granted it and the validity
- * (TTL − elapsed − clock drift) is still positive; otherwise it is released everywhere and
- * retried after a release or the holder's TTL, with jitter. Safe while work < validity; the
- * caveats it keeps are node restarts without persistence, clock jumps and process pauses.
+ * Redlock over N independent Redis masters: held when a majority granted the token lock and the
+ * validity (TTL − elapsed − clock drift) is still positive. Safe while work < validity; it fails
+ * on node restarts without persistence, clock jumps and process pauses. Buyers line up locally.
+ *
+ * The token lock is requested on every node in parallel (short per-node timeout); a failed
+ * attempt is released everywhere and retried after a release or the holder's TTL, with jitter.
  */
 export interface RedlockSettings {
   /**
@@ -73,12 +74,13 @@ async function contendOrUnavailable(quorumLost: () => boolean, contending: () =>
   }
 }
 
-export function createRedlock(settings: RedlockSettings = DEFAULT_REDLOCK_SETTINGS): LockStrategy {
+export function createRedlock(clients: LockClients, settings: RedlockSettings = DEFAULT_REDLOCK_SETTINGS): LockStrategy {
   return {
     name: "redlock",
     safe: true,
+    localLine: "hand-off",
     withLock(resource, options, critical) {
-      const nodes = getRedisNodes();
+      const nodes = clients.redisNodes();
       const quorum = Math.floor(nodes.length / 2) + 1;
       const nodeIndexes = nodes.map((_, index) => index);
       const key = lockKey(resource);
@@ -96,11 +98,11 @@ export function createRedlock(settings: RedlockSettings = DEFAULT_REDLOCK_SETTIN
       // Set when the last attempt failed because too few nodes answered (slow, not known down):
       // running out of time then means "unavailable", not "busy".
       let quorumLost = false;
-      return withQueuedLock(resource, options, {
+      return withLocalLine(resource, options, {
         kind: `redlock:${options.ttlMs}:${options.epoch ?? 0}`,
         async acquire(deadline) {
           await contendOrUnavailable(() => quorumLost, () => contend(
-            { resource, deadline, waitTimeoutMs: options.waitTimeoutMs, nodeIndexes, jitterMs: settings.retryJitterMs },
+            { resource, deadline, waitTimeoutMs: options.waitTimeoutMs, releases: clients.releases, nodeIndexes, jitterMs: settings.retryJitterMs },
             async () => {
               const sentAt = now();
               const answers = await Promise.all(
@@ -131,4 +133,3 @@ export function createRedlock(settings: RedlockSettings = DEFAULT_REDLOCK_SETTIN
   };
 }
 
-export const redlock = createRedlock();

@@ -1,13 +1,13 @@
-import { lockKey } from "../sale/keys";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
-import { getRedis } from "../redis";
-import { contend } from "./contend";
-import { leaseEnd, now } from "./lease";
-import { withQueuedLock } from "./queued-lock";
-import { releaseChannel } from "./release-signal";
-import { ACQUIRED, lockScripts } from "./scripts";
-import type { LockStrategy } from "./types";
+import type { LockClients } from "../clients";
+import { contend } from "../contend";
+import { leaseEnd, now } from "../lease";
+import { withLocalLine } from "../local-line";
+import { releaseChannel } from "../release-signal";
+import { ACQUIRED, lockScripts } from "../scripts";
+import { lockKey } from "../../sale/keys";
+import type { LockStrategy } from "../types";
 
 /**
  * Lab variant: a reentrant token lock, as Redisson does it — the lock is a hash {token: holds}.
@@ -16,11 +16,13 @@ import type { LockStrategy } from "./types";
  */
 const holding = new AsyncLocalStorage<Map<string, string>>();
 
-export const tokenReentrant: LockStrategy = {
+export const createTokenReentrant = (clients: LockClients): LockStrategy => ({
   name: "token-reentrant",
   safe: true,
+  lab: true,
+  localLine: "queue",
   async withLock(resource, options, critical) {
-    const redis = lockScripts(getRedis());
+    const redis = lockScripts(clients.redis());
     const key = lockKey(resource);
     const channel = releaseChannel(resource);
     const heldToken = holding.getStore()?.get(resource);
@@ -36,12 +38,12 @@ export const tokenReentrant: LockStrategy = {
       }
     }
     const token = randomUUID();
-    return withQueuedLock(resource, options, {
+    return withLocalLine(resource, options, {
       kind: `token-reentrant:${options.ttlMs}:${options.epoch ?? 0}`,
       handOn: false,
       async acquire(deadline) {
         let sentAt = now();
-        await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs }, async () => {
+        await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs, releases: clients.releases }, async () => {
           sentAt = now();
           const answer = await redis.acquireReentrantLock(key, token, options.ttlMs);
           if (answer === ACQUIRED) return { acquired: true };
@@ -51,5 +53,4 @@ export const tokenReentrant: LockStrategy = {
       },
       release: async () => (await redis.releaseReentrantLock(key, token, channel, options.ttlMs)) === 1,
     }, (held) => holding.run(new Map([...(holding.getStore() ?? []), [resource, token]]), () => critical(held)));
-  },
-};
+  },});

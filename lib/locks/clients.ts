@@ -1,0 +1,21 @@
+import type Redis from "ioredis";
+import type { Pool } from "pg";
+import type { ReleaseSignals } from "./release-signal";
+
+/**
+ * What a strategy needs from the outside world, handed to its factory (as node-redlock takes its
+ * clients): the registry wires the app's own clients (lib/redis.ts, lib/db.ts); a test or a
+ * benchmark may wire others. Getters, not clients, so building a strategy opens no connection.
+ */
+export interface LockClients {
+  /** Node 1: single-node locks, fencing counters and their release channel. */
+  readonly redis: () => Redis;
+  /** Every Redis node, in REDIS_NODES order: Redlock's independent masters. */
+  readonly redisNodes: () => readonly Redis[];
+  /** A node-1 connection used for nothing but WATCH/MULTI/EXEC (WATCH belongs to its connection). */
+  readonly watchConnection: () => Redis;
+  /** The row lock's own pool: holders and waiters, apart from the order inserts. */
+  readonly lockPool: () => Pool;
+  /** Wakes waiters when a lock is released (pub/sub), instead of a fixed-interval poll. */
+  readonly releases: ReleaseSignals;
+}

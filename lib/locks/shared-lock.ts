@@ -1,0 +1,124 @@
+import { leaseEnd, now } from "./lease";
+import type { HeldLock, LockOptions } from "./types";
+
+/**
+ * A lock held in a shared server (Redis, Postgres, …) as one holder sees it: acquire, release,
+ * maybe renew and a fencing token. `holdSharedLock` runs a critical section under it directly,
+ * one contender per buyer; `withLocalLine` (./local-line.ts) puts this instance's buyers in line
+ * first. Both arm the same lease: `signal` aborts when the validity runs out, and the holder can
+ * ask its time left before it writes.
+ */
+export interface SharedLock {
+  /**
+   * Which lock this is (strategy, TTL, config epoch): a lease is passed along a local line only
+   * to a buyer asking for the same kind, so a strategy switch or a new TTL never inherits it.
+   */
+  readonly kind: string;
+  /**
+   * Acquires by `deadline` (Date.now() ms) or throws; resolves with when the lock stops being
+   * ours on the monotonic clock (see ./lease.ts), or Infinity for a lock with no expiry.
+   */
+  acquire(deadline: number): Promise<number>;
+  /** Resolves false when the lock was no longer ours (expired, or taken by another holder). */
+  release(): Promise<boolean>;
+  /**
+   * Watchdog: extends the lock by a TTL while its holder works; resolves false when the lock is
+   * no longer ours. When present, it runs every TTL/3; each success moves the lease's end to a
+   * TTL after the renewal was sent, and a renewal that fails or hangs lets the lease run out.
+   */
+  renew?(): Promise<boolean>;
+  /** The fencing token of the current acquisition, when the strategy hands one out. */
+  fencingToken?(): number | undefined;
+  /**
+   * False for locks whose every release must really happen (the lab's unlock variants, the
+   * reentrant lock): a local line never hands such a lock on to its next buyer. @default true
+   */
+  readonly handOn?: boolean;
+  /**
+   * False for the unsafe teaching strategies (setnx): their holders skip the time-left check
+   * before writing, exactly as the naive code the articles show does. @default true
+   */
+  readonly checked?: boolean;
+}
+
+/** A held lease: when it stops being ours, moved forward by each successful renewal. */
+export interface Lease {
+  readonly lock: SharedLock;
+  validUntil: number;
+}
+
+/** The longest delay a Node timer takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * One buyer, one contender: acquires `lock` (waiting at most the wait timeout), runs `critical`
+ * with the lease armed, and releases in `finally` whatever `critical` does. A release that finds
+ * the lock no longer ours is reported through `onLockLost`; one that fails is left to the TTL.
+ */
+export async function holdSharedLock<T>(options: LockOptions, lock: SharedLock, critical: (held: HeldLock) => Promise<T>): Promise<T> {
+  const lease: Lease = { lock, validUntil: await lock.acquire(Date.now() + options.waitTimeoutMs) };
+  const expiry = new AbortController();
+  const timers = armExpiry(lease, options.ttlMs, expiry);
+  try {
+    return await critical(heldLockOf(lease, expiry.signal));
+  } finally {
+    timers.stop();
+    const released = await lock.release().catch(() => true);
+    if (!released) options.onLockLost?.();
+  }
+}
+
+/** What the critical section sees of a lease. */
+export function heldLockOf(lease: Lease, signal: AbortSignal, writeSent?: () => void): HeldLock {
+  return {
+    signal,
+    ...(lease.lock.checked !== false && { timeLeftMs: () => lease.validUntil - now() }),
+    fencingToken: lease.lock.fencingToken?.(),
+    writeSent,
+  };
+}
+
+/**
+ * Aborts the holder's signal when the lease runs out, and with a watchdog renews it every TTL/3:
+ * each renewal that succeeds moves the end to a TTL after it was sent; one that fails aborts at
+ * once; one that hangs changes nothing, so the lease still runs out on time.
+ */
+export function armExpiry(lease: Lease, ttlMs: number, expiry: AbortController): { stop(): void } {
+  let expiryTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const arm = () => {
+    clearTimeout(expiryTimer);
+    if (stopped) return;
+    const leftMs = lease.validUntil - now();
+    // A lock with no expiry (setnx-no-expiry) has no validity to watch; Node would run a longer timer after 1 ms.
+    if (leftMs <= MAX_TIMER_MS) expiryTimer = setTimeout(() => expiry.abort(), Math.max(0, leftMs));
+  };
+  arm();
+  let renewTimer: NodeJS.Timeout | undefined;
+  const renew = lease.lock.renew?.bind(lease.lock);
+  if (renew) {
+    let renewing = false;
+    renewTimer = setInterval(() => {
+      if (renewing || expiry.signal.aborted) return;
+      renewing = true;
+      const sentAt = now();
+      renew()
+        .then((renewed) => {
+          if (!renewed) return expiry.abort();
+          lease.validUntil = Math.max(lease.validUntil, leaseEnd(sentAt, ttlMs));
+          arm();
+        })
+        .catch(() => expiry.abort())
+        .finally(() => {
+          renewing = false;
+        });
+    }, Math.max(1, Math.floor(ttlMs / 3)));
+  }
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(expiryTimer);
+      clearInterval(renewTimer);
+    },
+  };
+}

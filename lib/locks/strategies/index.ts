@@ -1,0 +1,55 @@
+import type { LockClients } from "../clients";
+import type { LockStrategy } from "../types";
+import { createAtomic } from "./atomic";
+import { createLocal } from "./local";
+import { createNone } from "./none";
+import { createPgForUpdate } from "./pg-for-update";
+import { createPgNowait } from "./pg-nowait";
+import { createPgUnfenced } from "./pg-unfenced";
+import { createRedlock } from "./redlock";
+import { createSetnx } from "./setnx";
+import { createSetnxNoExpiry } from "./setnx-no-expiry";
+import { createTokenFencing } from "./token-fencing";
+import { createTokenGetDel } from "./token-get-del";
+import { createTokenLua } from "./token-lua";
+import { createTokenReentrant } from "./token-reentrant";
+import { createTokenWatch } from "./token-watch";
+import { createTokenWatchdog } from "./token-watchdog";
+
+export type StrategyFactory = (clients: LockClients) => LockStrategy;
+
+/**
+ * Every strategy by name: the six of the lesson, then `atomic` (no lock needed), then the pitfall
+ * lab's variants. The one list of names (STRATEGY_NAMES) is its keys, in this order.
+ */
+export const STRATEGY_FACTORIES = {
+  none: createNone,
+  local: createLocal,
+  setnx: createSetnx,
+  "token-lua": createTokenLua,
+  redlock: (clients) => createRedlock(clients),
+  "pg-for-update": createPgForUpdate,
+  atomic: createAtomic,
+  "setnx-no-expiry": createSetnxNoExpiry,
+  "token-get-del": createTokenGetDel,
+  "token-watch": createTokenWatch,
+  "token-watchdog": createTokenWatchdog,
+  "token-fencing": createTokenFencing,
+  "token-reentrant": createTokenReentrant,
+  "pg-nowait": createPgNowait,
+  "pg-unfenced": createPgUnfenced,
+} as const satisfies Record<string, StrategyFactory>;
+
+export type StrategyName = keyof typeof STRATEGY_FACTORIES;
+
+export const STRATEGY_NAMES = Object.freeze(Object.keys(STRATEGY_FACTORIES)) as readonly [StrategyName, ...StrategyName[]];
+
+export function isStrategyName(name: string): name is StrategyName {
+  return Object.hasOwn(STRATEGY_FACTORIES, name);
+}
+
+/** Every strategy built on `clients`, by name. */
+export function createStrategies(clients: LockClients): Readonly<Record<StrategyName, LockStrategy>> {
+  const entries = STRATEGY_NAMES.map((name) => [name, STRATEGY_FACTORIES[name](clients)] as const);
+  return Object.freeze(Object.fromEntries(entries) as Record<StrategyName, LockStrategy>);
+}

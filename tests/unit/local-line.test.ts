@@ -1,0 +1,155 @@
+/**
+ * The local line (lib/locks/local-line.ts) and the one-buyer-one-contender hold
+ * (lib/locks/shared-lock.ts), over a lock that lives in this process and counts what it is asked:
+ * how many times the shared server would be asked to acquire and release, and in what order the
+ * buyers got in. The real servers' side of every strategy is the contract suite's
+ * (tests/integration/lock-contract.test.ts).
+ */
+import { describe, expect, it } from "vitest";
+import { now } from "@/lib/locks/lease";
+import { withLocalLine } from "@/lib/locks/local-line";
+import { holdSharedLock, type SharedLock } from "@/lib/locks/shared-lock";
+import { LockBusyError, type LockOptions } from "@/lib/locks/types";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A lock held in this process: one holder at a time, waiters poll every millisecond. */
+function countingLock(overrides: Partial<SharedLock> = {}, ttlMs = 5000) {
+  const server = { holder: 0, acquires: 0, releases: 0, next: 1 };
+  const make = (): SharedLock => {
+    const me = server.next++;
+    return {
+      kind: "counting",
+      async acquire(deadline) {
+        while (server.holder !== 0) {
+          if (Date.now() > deadline) throw new LockBusyError("r", 0);
+          await sleep(1);
+        }
+        server.holder = me;
+        server.acquires++;
+        return now() + ttlMs;
+      },
+      async release() {
+        server.releases++;
+        if (server.holder !== me) return false;
+        server.holder = 0;
+        return true;
+      },
+      ...overrides,
+    };
+  };
+  return { server, make };
+}
+
+const options = (overrides: Partial<LockOptions> = {}): LockOptions => ({ ttlMs: 5000, waitTimeoutMs: 5000, ...overrides });
+let nextResource = 0;
+const fresh = () => `line-${++nextResource}`;
+
+describe("the local line (opt-in wrapper)", () => {
+  it("lets one instance's buyers in one at a time and in arrival order", async () => {
+    const { make } = countingLock();
+    const resource = fresh();
+    const order: number[] = [];
+    let inside = 0;
+    let peak = 0;
+    await Promise.all(Array.from({ length: 20 }, (_, index) =>
+      withLocalLine(resource, options(), make(), async () => {
+        inside++;
+        peak = Math.max(peak, inside);
+        order.push(index);
+        await sleep(1);
+        inside--;
+      })));
+    expect(peak).toBe(1);
+    expect(order).toEqual(Array.from({ length: 20 }, (_, index) => index));
+  });
+
+  it("hands the lock on along the line: far fewer acquisitions than buyers, and it ends released", async () => {
+    const { server, make } = countingLock();
+    const resource = fresh();
+    await Promise.all(Array.from({ length: 20 }, () => withLocalLine(resource, options(), make(), async () => {})));
+    expect(server.acquires).toBeLessThan(20);
+    expect(server.acquires).toBe(server.releases);
+    expect(server.holder).toBe(0);
+  });
+
+  it("a lock that must really unlock every time (handOn: false) is acquired and released per buyer", async () => {
+    const { server, make } = countingLock({ handOn: false });
+    const resource = fresh();
+    await Promise.all(Array.from({ length: 10 }, () => withLocalLine(resource, options(), make(), async () => {})));
+    expect(server.acquires).toBe(10);
+    expect(server.releases).toBe(10);
+  });
+
+  it("hands on for at most a tenth of the TTL: a long line re-acquires", async () => {
+    const { server, make } = countingLock();
+    const resource = fresh();
+    // TTL 50 ms → each holder of the line may pass it on for 5 ms; 20 holders × 2 ms of work.
+    await Promise.all(Array.from({ length: 20 }, () =>
+      withLocalLine(resource, options({ ttlMs: 50 }), make(), () => sleep(2))));
+    expect(server.acquires).toBeGreaterThan(1);
+    expect(server.holder).toBe(0);
+  });
+
+  it("never hands a lock to a buyer asking for another kind (a strategy switch)", async () => {
+    const { server, make } = countingLock();
+    const resource = fresh();
+    const kinds = ["a", "b", "a", "b"];
+    await Promise.all(kinds.map((kind) => withLocalLine(resource, options(), { ...make(), kind }, () => sleep(1))));
+    expect(server.acquires).toBe(4);
+  });
+
+  it("releases when the critical section throws, and the next buyer gets in", async () => {
+    const { server, make } = countingLock();
+    const resource = fresh();
+    await expect(withLocalLine(resource, options(), make(), async () => {
+      throw new Error("the work failed");
+    })).rejects.toThrow("the work failed");
+    expect(server.holder).toBe(0);
+    await withLocalLine(resource, options({ waitTimeoutMs: 50 }), make(), async () => {});
+  });
+
+  it("aborts a handed-on holder's signal when the lease runs out", async () => {
+    const { make } = countingLock({}, 60);
+    const resource = fresh();
+    const aborted = await Promise.all(Array.from({ length: 3 }, () =>
+      withLocalLine(resource, options({ ttlMs: 60 }), make(), async (held) => {
+        await sleep(80);
+        return held.signal.aborted;
+      })));
+    expect(aborted).toEqual([true, true, true]);
+  });
+});
+
+describe("one buyer, one contender (holdSharedLock, no line)", () => {
+  it("acquires and releases once per buyer", async () => {
+    const { server, make } = countingLock();
+    let inside = 0;
+    let peak = 0;
+    await Promise.all(Array.from({ length: 10 }, () =>
+      holdSharedLock(options(), make(), async () => {
+        inside++;
+        peak = Math.max(peak, inside);
+        await sleep(1);
+        inside--;
+      })));
+    expect(peak).toBe(1);
+    expect(server.acquires).toBe(10);
+    expect(server.releases).toBe(10);
+  });
+
+  it("reports a release that finds the lock no longer ours", async () => {
+    const { server, make } = countingLock();
+    let lost = 0;
+    await holdSharedLock(options({ onLockLost: () => lost++ }), make(), async () => {
+      server.holder = 999; // someone else took it while we worked
+    });
+    expect(lost).toBe(1);
+  });
+
+  it("offers no time-left check to a lock that skips it on purpose (checked: false)", async () => {
+    const { make } = countingLock({ checked: false });
+    const left = await holdSharedLock(options(), make(), async (held) => held.timeLeftMs);
+    expect(left).toBeUndefined();
+  });
+});
