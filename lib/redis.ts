@@ -1,7 +1,7 @@
 import Redis from "ioredis";
 import { getEnv } from "./env";
 import { defineLockScripts } from "./locks/scripts";
-import { defineCriticalSectionScripts } from "./purchase/critical-section";
+import { defineCriticalSectionScripts } from "./purchase/critical-section-scripts";
 
 /**
  * One client per Redis node, created once per process. Node 1 holds the stock, single-node locks,

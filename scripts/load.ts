@@ -9,17 +9,15 @@
  * command: it exits 0 whenever the run completed, non-zero only when the run could not be done.
  */
 import type { RunRecord } from "../lib/runs/runs";
-import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { STRATEGY_NAMES } from "../lib/locks/types";
+import { STRATEGY_NAMES } from "../lib/locks/strategies";
+import { drive, k6OnPath, printRun } from "./load-tools";
 
 const ROOT = path.resolve(__dirname, "..");
 const PASSWORD_FILE = path.join(ROOT, ".stack", "admin-password");
-const DRIVER = path.join(ROOT, "load", "driver.mjs");
-const K6_SCRIPT = path.join(ROOT, "load", "flash-sale.js");
-/** Every strategy the registry knows, the lab's variants included: one list, in lib/locks/types.ts. */
+/** Every strategy the registry knows, the lab's variants included: one list, in lib/locks/strategies. */
 const STRATEGIES = STRATEGY_NAMES;
 const API_TIMEOUT_MS = 15_000;
 
@@ -127,11 +125,6 @@ function adminPassword(): string {
   );
 }
 
-function k6OnPath(): boolean {
-  const probe = spawnSync("k6", ["version"], { stdio: "ignore", timeout: 10_000 });
-  return !probe.error && probe.status === 0;
-}
-
 /** A call to the store's admin API; a refusal becomes an Error carrying the API's own message. */
 async function api<T>(base: string, route: string, init: { method?: string; body?: unknown; cookie?: string }): Promise<{ body: T; response: Response }> {
   let response: Response;
@@ -171,73 +164,6 @@ async function signIn(base: string, password: string): Promise<string> {
   const cookie = response.headers.getSetCookie().find((value) => value.startsWith("locklab_admin="));
   if (!cookie) throw new Error("signed in, but the store set no locklab_admin cookie");
   return cookie.split(";")[0]!;
-}
-
-/** Runs the load tool in its own process, its progress bar straight on this terminal. */
-function drive(tool: "k6" | "node", base: string, run: RunRecord, token: string): Promise<number | null> {
-  const bound = run.durationMs ?? undefined;
-  const total = run.totalRequests ?? undefined;
-  const [command, args] =
-    tool === "k6"
-      ? [
-          "k6",
-          [
-            "run",
-            "-e", `BASE_URL=${base}`,
-            "-e", `RUN_ID=${run.id}`,
-            "-e", `RUN_TOKEN=${token}`,
-            "-e", `VUS=${run.vus}`,
-            ...(bound !== undefined ? ["-e", `DURATION=${bound}ms`] : ["-e", `ITERATIONS=${total ?? 200}`]),
-            K6_SCRIPT,
-          ],
-        ]
-      : [
-          process.execPath,
-          [
-            DRIVER,
-            "--url", base,
-            "--vus", String(run.vus),
-            ...(bound !== undefined ? ["--duration-ms", String(bound)] : ["--requests", String(total ?? 200)]),
-            "--run", String(run.id),
-            "--token", token,
-          ],
-        ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", tool === "k6" ? "inherit" : "pipe", "inherit"] });
-    // The driver prints its summary JSON on stdout; the table below says the same, better.
-    child.stdout?.resume();
-    child.once("error", reject);
-    child.once("exit", (code, signal) => resolve(signal ? null : code));
-  });
-}
-
-const num = (value: number | null, digits = 0) => (value === null ? "—" : value.toFixed(digits));
-/** Oversell is signed: "+3" sold beyond the stock, "−12" left unsold. */
-const signed = (value: number | null) => (value === null ? "—" : value > 0 ? `+${value}` : value < 0 ? `−${-value}` : "0");
-
-function printRun(run: RunRecord): void {
-  const rows: [string, string][] = [
-    ["strategy", `${run.strategy}  (ttl ${run.knobs.lockTtlMs} ms, wait ${run.knobs.waitTimeoutMs} ms, work ${run.knobs.workMs} ms)`],
-    ["tool", `${run.tool}, ${run.vus} VUs`],
-    ["requests", num(run.requests)],
-    ["bought", num(run.bought)],
-    ["sold out", num(run.soldOut)],
-    ["busy", num(run.busy)],
-    ["errors", num(run.errors)],
-    ["throughput", run.throughput === null ? "—" : `${run.throughput.toFixed(1)} req/s`],
-    ["p95", run.p95Ms === null ? "—" : `${run.p95Ms.toFixed(1)} ms`],
-    ["orders", `${num(run.orders)} of ${run.initialStock} in stock`],
-    ["remaining", num(run.remaining)],
-    ["oversell", signed(run.oversell)],
-    ["sold twice", num(run.doubleSold)],
-    ["lost units", num(run.lostUnits)],
-    ["phantom units", num(run.phantomUnits)],
-    ["peak holders", num(run.peakHolders)],
-    ["verdict", run.verdict ?? "—"],
-  ];
-  const width = Math.max(...rows.map(([label]) => label.length));
-  console.log(`\nrun ${run.id} · ${run.status}`);
-  for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
 }
 
 async function main(): Promise<number> {

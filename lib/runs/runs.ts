@@ -6,6 +6,7 @@ import { claimStack, describeClaim, getStackClaim, releaseStackClaim, renewStack
 import { updateConfig } from "../sale/config";
 import { settleReservations } from "../purchase/reconciler";
 import { getSaleStats, getStock, resetSale, tagSaleWithRun, type SaleStats } from "../sale/sale";
+import { toRecord, type RunRecord, type TimelinePoint } from "./record";
 import type { RunComplete, RunCreate, RunProgress } from "../validations/run";
 import { RunConflictError, RunNotFoundError, RunTokenError } from "./errors";
 import { summaryFromK6, type LoadSummary } from "./k6-summary";
@@ -26,18 +27,10 @@ const KEY_TTL_S = 24 * 60 * 60;
 /** A run that has not reported for this long is considered abandoned. */
 const STALE_AFTER_MS = 2 * 60 * 1000;
 
-export interface TimelinePoint {
-  readonly tMs: number;
-  readonly stock: number;
-  readonly orders: number;
-  readonly requests: number;
-  readonly bought: number;
-  readonly busy: number;
-  readonly errors: number;
-}
-
 export type { Verdict };
 export { verdictOf };
+export type { RunRecord, TimelinePoint };
+export { runsToCsv } from "./record";
 
 /** The run's own numbers, always counted from Redis and Postgres. */
 function invariantsOf(stats: SaleStats) {
@@ -210,86 +203,6 @@ export async function failRun(id: number, reason: string): Promise<void> {
   await releaseStackClaim({ kind: "run", id });
 }
 
-type RunRow = Awaited<ReturnType<ReturnType<typeof getDb>["run"]["create"]>>;
-
-export interface RunRecord {
-  id: number;
-  saleId: number;
-  status: string;
-  strategy: string;
-  scenario: string | null;
-  knobs: { lockTtlMs: number; waitTimeoutMs: number; workMs: number };
-  tool: string;
-  vus: number;
-  durationMs: number | null;
-  totalRequests: number | null;
-  startedAt: string;
-  finishedAt: string | null;
-  requests: number | null;
-  bought: number | null;
-  soldOut: number | null;
-  busy: number | null;
-  errors: number | null;
-  throughput: number | null;
-  p50Ms: number | null;
-  p95Ms: number | null;
-  p99Ms: number | null;
-  initialStock: number;
-  orders: number | null;
-  remaining: number | null;
-  /** orders − initial, signed. */
-  oversell: number | null;
-  /** Per-unit accounting (lib/sale/accounting.ts); null for runs recorded before it existed. */
-  doubleSold: number | null;
-  lostUnits: number | null;
-  phantomUnits: number | null;
-  outOfRange: number | null;
-  pendingUnits: number | null;
-  peakHolders: number | null;
-  verdict: Verdict | null;
-  timeline: TimelinePoint[];
-  /** Counters of a run in progress, as last reported by its load tool. */
-  progress?: Partial<RunProgress>;
-}
-
-function toRecord(row: RunRow): RunRecord {
-  return {
-    id: row.id,
-    saleId: row.saleId,
-    status: row.status,
-    strategy: row.strategy,
-    scenario: row.scenario,
-    knobs: row.knobs as RunRecord["knobs"],
-    tool: row.tool,
-    vus: row.vus,
-    durationMs: row.durationMs,
-    totalRequests: row.totalRequests,
-    startedAt: row.startedAt.toISOString(),
-    finishedAt: row.finishedAt?.toISOString() ?? null,
-    requests: row.requests,
-    bought: row.bought,
-    soldOut: row.soldOut,
-    busy: row.busy,
-    errors: row.errors,
-    throughput: row.throughput,
-    p50Ms: row.p50Ms,
-    p95Ms: row.p95Ms,
-    p99Ms: row.p99Ms,
-    initialStock: row.initialStock,
-    orders: row.orders,
-    remaining: row.remaining,
-    oversell: row.oversell,
-    doubleSold: row.doubleSold,
-    lostUnits: row.lostUnits,
-    phantomUnits: row.phantomUnits,
-    outOfRange: row.outOfRange,
-    pendingUnits: row.pendingUnits,
-    peakHolders: row.peakHolders,
-    verdict: (row.verdict as Verdict | null) ?? null,
-    timeline: (row.timeline as unknown as TimelinePoint[] | null) ?? [],
-  };
-}
-
 export async function getRun(id: number): Promise<RunRecord> {
   const row = await getDb().run.findUnique({ where: { id } });
   if (!row) throw new RunNotFoundError(id);
@@ -321,22 +234,3 @@ export async function getActiveRunId(): Promise<number | undefined> {
   const claim = await getStackClaim();
   return claim?.kind === "run" ? claim.id : undefined;
 }
-
-const CSV_COLUMNS = [
-  "id", "status", "scenario", "strategy", "tool", "vus", "initialStock", "requests", "bought", "soldOut", "busy",
-  "errors", "throughput", "p50Ms", "p95Ms", "p99Ms", "orders", "remaining", "oversell", "doubleSold", "lostUnits",
-  "phantomUnits", "outOfRange", "pendingUnits", "peakHolders", "verdict", "startedAt", "finishedAt",
-] as const;
-
-export function runsToCsv(runs: readonly RunRecord[]): string {
-  const cell = (value: unknown) => {
-    if (value === null || value === undefined) return "";
-    const text = typeof value === "number" && !Number.isInteger(value) ? value.toFixed(2) : String(value);
-    return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-  };
-  const knobs = (run: RunRecord) => [run.knobs.lockTtlMs, run.knobs.waitTimeoutMs, run.knobs.workMs];
-  const header = [...CSV_COLUMNS, "lockTtlMs", "waitTimeoutMs", "workMs"].join(",");
-  const lines = runs.map((run) => [...CSV_COLUMNS.map((column) => cell(run[column])), ...knobs(run).map(cell)].join(","));
-  return `${[header, ...lines].join("\n")}\n`;
-}
-

@@ -1,0 +1,190 @@
+import type Redis from "ioredis";
+
+/**
+ * The critical section's Lua (see critical-section.ts for what each guard is for). Every script
+ * runs in one round trip; the answers below are shared by the entry scripts.
+ */
+/** Script answers shared by the entry scripts (a stock read is ≥ 0). */
+export const REFUSED_STALE = -1;
+export const REFUSED_SWITCH = -2;
+
+/** Refuses a buyer whose config epoch is not the current one, or any buyer while a switch drains. */
+const CHECK_EPOCH_ON_ENTRY = `
+local config = redis.call('HMGET', KEYS[4], 'epoch', 'draining')
+if (config[1] or '0') ~= ARGV[2] then return -2 end
+if config[2] and tonumber(config[2]) > tonumber(redis.call('TIME')[1]) * 1000 then return -2 end
+`;
+
+/** A holder that entered before a switch that timed out waiting for it may not write after it. */
+const CHECK_EPOCH_ON_WRITE = `
+if (redis.call('HGET', KEYS[3], 'epoch') or '0') ~= ARGV[3] then
+  redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+  return -2
+end
+`;
+
+/** Counts this holder in (per instance) and keeps the peak: KEYS[1] holders, KEYS[2] peak, ARGV[1] instance. */
+const COUNT_HOLDER_IN = `
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+local inside = 0
+for _, count in ipairs(redis.call('HVALS', KEYS[1])) do inside = inside + tonumber(count) end
+if inside > tonumber(redis.call('GET', KEYS[2]) or '0') then
+  redis.call('SET', KEYS[2], inside)
+end
+`;
+
+/**
+ * Records the reservation of the unit just taken: field = reservation id, value = the client's
+ * JSON prefix (unit, buyer, …) closed here with Redis' own clock and the state 'pending'.
+ * Expects locals \`pending\`, \`sales\`, \`reservation\`, \`entry\`, \`saleId\`.
+ */
+const RECORD_RESERVATION = `
+if reservation ~= '' then
+  local now = redis.call('TIME')
+  local at = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  redis.call('HSET', pending, reservation, entry .. ',"at":' .. at .. ',"state":"pending"}')
+  redis.call('SADD', sales, saleId)
+end
+`;
+
+export const ENTER_CRITICAL_SECTION = `
+-- KEYS[1] holders per instance (hash); KEYS[2] peak holders; KEYS[3] stock; KEYS[4] config
+-- ARGV[1] instance; ARGV[2] config epoch
+${CHECK_EPOCH_ON_ENTRY}
+${COUNT_HOLDER_IN}
+return tonumber(redis.call('GET', KEYS[3]) or '0')
+`;
+
+export const LEAVE_CRITICAL_SECTION = `
+-- KEYS[1] holders per instance; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales
+-- ARGV[1] instance; ARGV[2] stock to write, or ''; ARGV[3] epoch; ARGV[4] reservation id, or '';
+-- ARGV[5] reservation JSON prefix; ARGV[6] sale id
+if ARGV[2] == '' then
+  redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+  return 1
+end
+${CHECK_EPOCH_ON_WRITE}
+redis.call('SET', KEYS[2], ARGV[2])
+local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[4], ARGV[5], ARGV[6]
+${RECORD_RESERVATION}
+redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+return 1
+`;
+
+/**
+ * The fenced store (token-fencing, pg-for-update): every access carries the lock's fencing token,
+ * and the store refuses a token lower than the highest it has accepted, for the read as for the
+ * write. A holder that paused past its lease is therefore refused both if a newer holder read the
+ * stock since and if a newer holder already wrote it: its stale write never lands.
+ */
+export const ENTER_FENCED = `
+-- KEYS[1] holders; KEYS[2] peak; KEYS[3] stock; KEYS[4] config; KEYS[5] highest token accepted; KEYS[6] refusals
+-- ARGV[1] instance; ARGV[2] epoch; ARGV[3] fencing token
+${CHECK_EPOCH_ON_ENTRY}
+if tonumber(ARGV[3]) < tonumber(redis.call('GET', KEYS[5]) or '0') then
+  redis.call('INCR', KEYS[6])
+  return -1                          -- a newer holder has been here: refuse the stale reader
+end
+redis.call('SET', KEYS[5], ARGV[3])
+${COUNT_HOLDER_IN}
+return tonumber(redis.call('GET', KEYS[3]) or '0')
+`;
+
+export const LEAVE_FENCED = `
+-- KEYS[1] holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales;
+-- KEYS[6] highest token accepted; KEYS[7] refusals; KEYS[8] write log
+-- ARGV[1] instance; ARGV[2] stock to write, or ''; ARGV[3] epoch; ARGV[4] reservation id, or '';
+-- ARGV[5] reservation JSON prefix; ARGV[6] sale id; ARGV[7] fencing token
+if ARGV[2] == '' then
+  redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+  return 1
+end
+${CHECK_EPOCH_ON_WRITE}
+redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+if tonumber(ARGV[7]) < tonumber(redis.call('GET', KEYS[6]) or '0') then
+  redis.call('INCR', KEYS[7])
+  return 0                           -- stale write refused: the stock keeps the newer holder's value
+end
+redis.call('SET', KEYS[6], ARGV[7])
+redis.call('SET', KEYS[2], ARGV[2])
+local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[4], ARGV[5], ARGV[6]
+${RECORD_RESERVATION}
+redis.call('RPUSH', KEYS[8], ARGV[7])  -- the tokens of accepted writes, in order (for the lab)
+redis.call('LTRIM', KEYS[8], -10000, -1)
+return 1
+`;
+
+/** The lock-free purchase: check, decrement and reserve in one atomic step (counted like a holder). */
+export const TAKE_UNIT_ATOMICALLY = `
+-- KEYS[1] peak holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales
+-- ARGV[1] epoch; ARGV[2] reservation id; ARGV[3] reservation JSON prefix (unit added here); ARGV[4] sale id
+local config = redis.call('HMGET', KEYS[3], 'epoch', 'draining')
+if (config[1] or '0') ~= ARGV[1] then return -2 end
+if config[2] and tonumber(config[2]) > tonumber(redis.call('TIME')[1]) * 1000 then return -2 end
+if redis.call('GET', KEYS[1]) == false then
+  redis.call('SET', KEYS[1], 1)      -- one script runs at a time: never more than one "holder"
+end
+local stock = tonumber(redis.call('GET', KEYS[2]) or '0')
+if stock <= 0 then
+  return -1                          -- sold out
+end
+local left = redis.call('DECR', KEYS[2])
+local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[2], ARGV[3] .. ',"unit":' .. stock, ARGV[4]
+${RECORD_RESERVATION}
+return left                          -- the stock left after this unit
+`;
+
+/**
+ * The reconciler's give-back of a reserved unit whose order never came: it puts the unit back on
+ * the shelf only as itself — when the stock is exactly one below it, so units keep their numbers
+ * and the accounting stays exact — and only while the reservation is the reconciler's to settle.
+ * Run under the sale's lock (a blind SET of a holder that read earlier would undo it).
+ */
+export const GIVE_BACK_UNIT = `
+-- KEYS[1] stock; KEYS[2] pending; KEYS[3] config; KEYS[4] highest token accepted; KEYS[5] current sale
+-- ARGV[1] reservation id; ARGV[2] unit; ARGV[3] epoch; ARGV[4] fencing token, or ''; ARGV[5] sale id
+if redis.call('HGET', KEYS[5], 'id') ~= ARGV[5] then return -4 end   -- the stock is another sale's now
+local config = redis.call('HMGET', KEYS[3], 'epoch', 'draining')
+if (config[1] or '0') ~= ARGV[3] then return -2 end
+if config[2] and tonumber(config[2]) > tonumber(redis.call('TIME')[1]) * 1000 then return -2 end
+local raw = redis.call('HGET', KEYS[2], ARGV[1])
+if not raw or not string.find(raw, '"state":"settling"', 1, true) then return -3 end
+if ARGV[4] ~= '' then
+  if tonumber(ARGV[4]) < tonumber(redis.call('GET', KEYS[4]) or '0') then return -1 end
+  redis.call('SET', KEYS[4], ARGV[4])
+end
+if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[2]) - 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+`;
+type Script = (...keysThenArgs: (string | number)[]) => Promise<number>;
+
+export interface CriticalSectionScripts {
+  takeUnitAtomically: Script;
+  enterCriticalSection: Script;
+  leaveCriticalSection: Script;
+  enterFenced: Script;
+  leaveFenced: Script;
+  giveBackUnit: Script;
+}
+
+const registered = new WeakSet<Redis>();
+
+/** Defines the critical section's scripts on a client (lib/redis.ts does it at creation; see defineLockScripts). */
+export function defineCriticalSectionScripts(client: Redis): void {
+  if (!registered.has(client)) {
+    client.defineCommand("enterCriticalSection", { numberOfKeys: 4, lua: ENTER_CRITICAL_SECTION });
+    client.defineCommand("leaveCriticalSection", { numberOfKeys: 5, lua: LEAVE_CRITICAL_SECTION });
+    client.defineCommand("takeUnitAtomically", { numberOfKeys: 5, lua: TAKE_UNIT_ATOMICALLY });
+    client.defineCommand("enterFenced", { numberOfKeys: 6, lua: ENTER_FENCED });
+    client.defineCommand("leaveFenced", { numberOfKeys: 8, lua: LEAVE_FENCED });
+    client.defineCommand("giveBackUnit", { numberOfKeys: 5, lua: GIVE_BACK_UNIT });
+    registered.add(client);
+  }
+}
+
+export function scripts(client: Redis): CriticalSectionScripts {
+  defineCriticalSectionScripts(client);
+  return client as unknown as CriticalSectionScripts;
+}
