@@ -1,18 +1,21 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { startTransition } from "react";
+import { useTransition } from "react";
 
 /**
  * "Try again" on an error page. The pages are server components: reset() alone would render the
- * same failed result again, so the page is fetched anew first.
+ * same failed result again, so the page is fetched anew first. The button waits while it is.
  */
 export function RetryButton({ reset }: { reset: () => void }) {
   const router = useRouter();
+  const [pending, startTransition] = useTransition();
   return (
     <button
       type="button"
       className="primary"
+      disabled={pending}
+      aria-busy={pending}
       onClick={() =>
         startTransition(() => {
           router.refresh();
@@ -20,7 +23,7 @@ export function RetryButton({ reset }: { reset: () => void }) {
         })
       }
     >
-      Try again
+      {pending ? "Trying again…" : "Try again"}
     </button>
   );
 }

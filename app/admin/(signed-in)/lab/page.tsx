@@ -9,6 +9,7 @@ import { LabBoard } from "./lab-board";
 export const dynamic = "force-dynamic";
 
 export default async function LabPage() {
+  // The layout already turned strangers away; this check guards the data itself (see ../layout.tsx).
   await requireAdminPage("/admin/lab");
   const [faults, activeLabRunId, lastRuns] = await Promise.all([
     getActiveFaults(),

@@ -10,6 +10,7 @@ export const dynamic = "force-dynamic";
 
 export default async function RunPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;
+  // The layout already turned strangers away; this check guards the data itself (see ../../layout.tsx).
   await requireAdminPage(`/admin/runs/${id}`);
   if (!/^\d{1,9}$/.test(id)) notFound();
   const run = await getRun(Number(id)).catch((error) => {

@@ -27,6 +27,8 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
   const [runs, setRuns] = useState<Record<string, LabRunRecord>>(lastRuns);
   const [watching, setWatching] = useState<number | null>(activeLabRunId);
   const [error, setError] = useState<string | null>(null);
+  /** The scenario whose Run request is in flight. */
+  const [starting, setStarting] = useState<string | null>(null);
 
   useEffect(() => {
     if (watching === null) return;
@@ -48,18 +50,25 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
 
   async function run(scenario: LabScenario) {
     setError(null);
-    const response = await fetch(`/api/admin/lab/scenarios/${scenario.id}/run`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-    });
-    const body = await response.json().catch(() => ({}));
-    if (response.status === 401) window.location.assign("/admin/login?next=/admin/lab");
-    if (!response.ok) {
-      setError(body.message ?? `The run was refused (${response.status}).`);
-      return;
+    setStarting(String(scenario.id));
+    try {
+      const response = await fetch(`/api/admin/lab/scenarios/${scenario.id}/run`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+      });
+      const body = await response.json().catch(() => ({}));
+      if (response.status === 401) window.location.assign("/admin/login?next=/admin/lab");
+      if (!response.ok) {
+        setError(body.message ?? `The run was refused (${response.status}).`);
+        return;
+      }
+      setRuns((current) => ({ ...current, [String(scenario.id)]: body.labRun }));
+      setWatching(body.labRun.id);
+    } catch {
+      setError("The server could not be reached.");
+    } finally {
+      setStarting(null);
     }
-    setRuns((current) => ({ ...current, [String(scenario.id)]: body.labRun }));
-    setWatching(body.labRun.id);
   }
 
   return (
@@ -68,12 +77,19 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
       {scenarios.map((scenario) => {
         const labRun = runs[String(scenario.id)];
         const running = labRun?.status === "running";
+        const isStarting = starting === String(scenario.id);
         return (
           <article className="card scenario" key={String(scenario.id)} data-testid={`scenario-${scenario.id}`}>
             <div className="toolbar">
               <h2>{typeof scenario.id === "number" ? `${scenario.id}. ` : ""}{scenario.title}</h2>
-              <button type="button" className="primary" disabled={watching !== null} onClick={() => run(scenario)}>
-                {running ? "Running…" : "Run"}
+              <button
+                type="button"
+                className="primary"
+                disabled={watching !== null || starting !== null}
+                aria-busy={isStarting || running}
+                onClick={() => run(scenario)}
+              >
+                {isStarting ? "Starting…" : running ? "Running…" : "Run"}
               </button>
             </div>
             <p><strong>Tried:</strong> {scenario.tried}</p>

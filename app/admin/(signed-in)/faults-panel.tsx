@@ -7,6 +7,7 @@ import type { ActiveFaults } from "@/lib/lab/fault-actions";
 export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
   const [faults, setFaults] = useState(initial);
   const [message, setMessage] = useState<string | null>(null);
+  const [resetting, setResetting] = useState(false);
 
   const refresh = useCallback(async () => {
     const response = await fetch("/api/admin/faults", { cache: "no-store" });
@@ -19,13 +20,20 @@ export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
   }, [refresh]);
 
   async function resetAll() {
-    setMessage("Resetting…");
-    const response = await fetch("/api/admin/lab/reset", { method: "POST", headers: { "content-type": "application/json" } });
-    const body = await response.json().catch(() => ({}));
-    if (response.ok) {
-      setFaults(body.faults);
-      setMessage("Everything is back to defaults.");
-    } else setMessage(body.message ?? `Reset failed (${response.status}).`);
+    setResetting(true);
+    setMessage(null);
+    try {
+      const response = await fetch("/api/admin/lab/reset", { method: "POST", headers: { "content-type": "application/json" } });
+      const body = await response.json().catch(() => ({}));
+      if (response.ok) {
+        setFaults(body.faults);
+        setMessage("Everything is back to defaults.");
+      } else setMessage(body.message ?? `Reset failed (${response.status}).`);
+    } catch {
+      setMessage("The server could not be reached.");
+    } finally {
+      setResetting(false);
+    }
   }
 
   const delays = Object.entries(faults.delays);
@@ -33,7 +41,9 @@ export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
     <section className={`card faults${faults.any ? " active" : ""}`} aria-label="Faults" data-testid="faults-panel">
       <div className="toolbar">
         <h2>{faults.any ? "Faults in force" : "No faults in force"}</h2>
-        <button type="button" onClick={resetAll}>Reset everything</button>
+        <button type="button" onClick={resetAll} disabled={resetting} aria-busy={resetting}>
+          {resetting ? "Resetting…" : "Reset everything"}
+        </button>
       </div>
       {!faults.stackReachable && <p className="muted">The stack runner's control API does not answer: node and instance faults are unknown.</p>}
       {faults.any && (

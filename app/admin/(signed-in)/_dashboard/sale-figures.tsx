@@ -2,11 +2,11 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import type { RunRecord } from "@/lib/runs/runs";
 import type { SaleStats } from "@/lib/sale/sale";
-import { MEANING, NONE, signed } from "./runs-table";
+import { MEANING, NONE, signed } from "../runs-table";
 
 /**
  * The dashboard's figures, presentational only: the current sale's accounting card and a run's
- * progress panel. The dashboard island owns the polling and passes the latest answer in.
+ * progress panel. The live islands beside this file own the polling and pass the latest answer in.
  */
 export function SaleCard({ sale }: { sale: SaleStats }) {
   return (
@@ -65,7 +65,14 @@ export function Stat({ label, value, bad, hint, testId }: StatProps) {
   );
 }
 
-export function RunProgressPanel({ run, onCancel }: { run: RunRecord; onCancel: () => void }) {
+interface RunProgressProps {
+  run: RunRecord;
+  onCancel: () => void;
+  /** True while the cancel request is in flight. */
+  cancelling?: boolean;
+}
+
+export function RunProgressPanel({ run, onCancel, cancelling = false }: RunProgressProps) {
   const progress = run.progress ?? {};
   const done = run.status !== "running";
   const total = run.totalRequests ?? 0;
@@ -98,7 +105,9 @@ export function RunProgressPanel({ run, onCancel }: { run: RunRecord; onCancel: 
       {done ? (
         <Link href={`/admin/runs/${run.id}`}>Open run #{run.id} in detail</Link>
       ) : (
-        <button type="button" onClick={onCancel}>Cancel run</button>
+        <button type="button" onClick={onCancel} disabled={cancelling} aria-busy={cancelling}>
+          {cancelling ? "Cancelling…" : "Cancel run"}
+        </button>
       )}
     </section>
   );

@@ -1,0 +1,62 @@
+"use client";
+
+import { createContext, use, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import type { SaleStats } from "@/lib/sale/sale";
+import { repeat, send, type Answer } from "./api";
+import { SaleCard } from "./sale-figures";
+
+const SALE_POLL_MS = 1500;
+
+interface SaleState {
+  sale: SaleStats;
+  /** Asks for the figures now (the poll does so every 1.5 s). */
+  refreshSale: (signal?: AbortSignal) => Promise<void>;
+  /** Sends a request whose answer carries `sale` (a reset, say) and shows it unless a later one was. */
+  updateSale: (request: () => Promise<Answer>) => Promise<Answer>;
+}
+
+const SaleContext = createContext<SaleState | null>(null);
+
+/**
+ * The current sale's figures, polled once for the whole dashboard. The card is fed by the poll,
+ * a reset and the end of a run: each answer is numbered when asked, and one asked earlier never
+ * replaces one asked later.
+ */
+export function SaleProvider({ initialSale, children }: { initialSale: SaleStats; children: ReactNode }) {
+  const [sale, setSale] = useState(initialSale);
+  const asked = useRef(0);
+  const shown = useRef(0);
+
+  const updateSale = useCallback(async (request: () => Promise<Answer>) => {
+    const number = ++asked.current;
+    const result = await request();
+    if (result.ok && result.body.sale && number >= shown.current) {
+      shown.current = number;
+      setSale(result.body.sale);
+    }
+    return result;
+  }, []);
+
+  const refreshSale = useCallback(
+    async (signal?: AbortSignal) => {
+      await updateSale(() => send("GET", "/api/admin/sale", undefined, signal));
+    },
+    [updateSale],
+  );
+
+  useEffect(() => repeat(refreshSale, SALE_POLL_MS), [refreshSale]);
+
+  const value = useMemo(() => ({ sale, refreshSale, updateSale }), [sale, refreshSale, updateSale]);
+  return <SaleContext value={value}>{children}</SaleContext>;
+}
+
+export function useSale(): SaleState {
+  const state = use(SaleContext);
+  if (!state) throw new Error("useSale() needs a <SaleProvider> above it.");
+  return state;
+}
+
+/** The sale card, kept current by the provider's poll. */
+export function LiveSaleCard() {
+  return <SaleCard sale={useSale().sale} />;
+}

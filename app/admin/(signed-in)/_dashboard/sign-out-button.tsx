@@ -1,0 +1,25 @@
+"use client";
+
+import { useState } from "react";
+import { send } from "./api";
+
+/** Ends the admin session, then loads the sign-in page afresh (no signed-in page stays cached). */
+export function SignOutButton() {
+  const [pending, setPending] = useState(false);
+
+  async function signOut() {
+    setPending(true);
+    try {
+      await send("DELETE", "/api/admin/session");
+      window.location.assign("/admin/login");
+    } catch {
+      setPending(false);
+    }
+  }
+
+  return (
+    <button type="button" onClick={signOut} disabled={pending} aria-busy={pending}>
+      {pending ? "Signing out…" : "Sign out"}
+    </button>
+  );
+}

@@ -1,0 +1,12 @@
+"use client";
+
+import { redirect, usePathname } from "next/navigation";
+
+/**
+ * Sends a stranger to sign-in, and back to this page after. Rendered on the server for a page
+ * load, where it answers 307; after a client navigation, the router follows it in the browser.
+ */
+export function SignInRedirect(): never {
+  const pathname = usePathname();
+  redirect(`/admin/login?next=${encodeURIComponent(pathname)}`);
+}
