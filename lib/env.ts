@@ -8,7 +8,8 @@ const hostPort = z
   .string()
   .regex(/^[^\s:,]+:\d{1,5}$/, "expected host:port");
 
-const envSchema = z.object({
+/** Exported for the local stack (scripts/stack/config.ts), which starts the servers these name. */
+export const envSchema = z.object({
   REDIS_NODES: z
     .string()
     .default("127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003,127.0.0.1:7004,127.0.0.1:7005")

@@ -9,7 +9,8 @@
 //   node scripts/bootstrap.mjs bench   run bench/run.ts against the running stack (.stack/stack.env
 //                                      and a healthy PUBLIC_URL), or start one for it and stop it after
 //
-// Only node: builtins here: this runs before `npm ci`.
+// Only node: builtins here: this runs before `npm ci`. The stack itself (scripts/stack/, TypeScript)
+// is loaded through tsx once the packages are installed.
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -221,9 +222,11 @@ async function main() {
   ensureSystemPackages();
   ensureBuild();
 
-  // Imported only now: the stack module is dependency-free, but loading it first would be pointless
-  // if installation failed.
-  const { startStack, stopStack, StackError } = await import('./stack.mjs');
+  // Loaded only now: the stack (scripts/stack/, TypeScript) runs through tsx, which npm ci has just
+  // installed. register() lets this process import .ts files; nothing above may need it.
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { startStack, stopStack, StackError } = await import('./stack/stack.ts');
   let stack;
   try {
     stack = await startStack({ quiet: mode !== 'demo' });

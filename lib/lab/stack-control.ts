@@ -2,7 +2,7 @@ import { getEnv } from "../env";
 import { AppError } from "../errors";
 
 /**
- * The stack runner's fault-control API (scripts/stack.mjs): stop/start Redis nodes, pause,
+ * The stack runner's fault-control API (scripts/stack/control.ts): stop/start Redis nodes, pause,
  * resume or kill app instances, undo everything. Only admins reach it, through the app.
  */
 export class StackControlError extends AppError {

@@ -1,0 +1,135 @@
+// The stack's topology from the environment. The addresses' defaults come from the app's own schema
+// (lib/env.ts), so the stack starts the servers the app looks for; what is valid, and the message
+// for what is not, is the stack's own: the first bad variable throws a StackError naming it.
+
+import crypto from "node:crypto";
+import { envSchema } from "../../lib/env";
+import { StackError } from "./errors";
+
+export interface RedisNodeConfig {
+  /** 1-based, as in the control API's /redis/<index>/… */
+  readonly index: number;
+  readonly host: string;
+  readonly port: number;
+  readonly addr: string;
+}
+
+export interface DatabaseConfig {
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  readonly name: string;
+  readonly shadowName: string;
+  readonly shadowUrl: string;
+}
+
+export interface AppConfig {
+  /** 1-based, as in the control API's /apps/<index>/… */
+  readonly index: number;
+  readonly port: number;
+  readonly instance: string;
+}
+
+export interface StackConfig {
+  readonly redis: readonly RedisNodeConfig[];
+  /** Set by the user: a server already answering there is used instead of refused. */
+  readonly redisExplicit: boolean;
+  readonly database: DatabaseConfig;
+  readonly databaseExplicit: boolean;
+  readonly apps: readonly AppConfig[];
+  readonly appsExplicit: boolean;
+  readonly publicPort: number;
+  readonly controlPort: number;
+  readonly token: string;
+}
+
+/** What an unset or blank variable means. */
+export const DEFAULTS = Object.freeze({
+  REDIS_NODES: envSchema.shape.REDIS_NODES.parse(undefined).join(","),
+  DATABASE_URL: envSchema.shape.DATABASE_URL.parse(undefined),
+  APP_PORTS: "3001,3002",
+  PUBLIC_PORT: "3000",
+  STACK_CONTROL_PORT: "3999",
+});
+
+export function parseHostPort(value: string, varName: string): { host: string; port: number } {
+  const m = /^\s*(\[[^\]]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(value);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m?.[1] || port < 1 || port > 65535) {
+    throw new StackError(`${varName}: "${value}" is not host:port (e.g. 127.0.0.1:7001)`);
+  }
+  return { host: m[1].replace(/^\[|\]$/g, ""), port };
+}
+
+export function parsePort(value: string, varName: string): number {
+  const port = Number(String(value).trim());
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new StackError(`${varName}: "${value}" is not a TCP port`);
+  }
+  return port;
+}
+
+function parseDatabase(value: string): DatabaseConfig {
+  let dbUrl: URL;
+  try {
+    dbUrl = new URL(value);
+  } catch {
+    throw new StackError(`DATABASE_URL: "${value}" is not a URL`);
+  }
+  if (!/^postgres(ql)?:$/.test(dbUrl.protocol)) {
+    throw new StackError("DATABASE_URL: expected postgresql://user@host:port/db");
+  }
+  const name = decodeURIComponent(dbUrl.pathname.replace(/^\//, "") || "locklab");
+  const shadow = new URL(dbUrl);
+  shadow.pathname = `/${name}_shadow`;
+  return {
+    url: dbUrl.toString(),
+    host: dbUrl.hostname.replace(/^\[|\]$/g, "") || "127.0.0.1",
+    port: Number(dbUrl.port || 5432),
+    user: decodeURIComponent(dbUrl.username || "locklab"),
+    password: decodeURIComponent(dbUrl.password || ""),
+    name,
+    shadowName: `${name}_shadow`,
+    shadowUrl: shadow.toString(),
+  };
+}
+
+/** Reads the topology from the environment; an explicitly set address may point at a server that
+ * is already running, which the stack then uses instead of starting its own. */
+export function readConfig(env: Readonly<Record<string, string | undefined>> = process.env): StackConfig {
+  const explicit = (name: string) => (env[name] ?? "").trim() !== "";
+  const value = (name: keyof typeof DEFAULTS) => (explicit(name) ? (env[name] ?? "").trim() : DEFAULTS[name]);
+
+  const redis = value("REDIS_NODES")
+    .split(",")
+    .filter((s) => s.trim())
+    .map((addr, i) => {
+      const { host, port } = parseHostPort(addr, "REDIS_NODES");
+      return { index: i + 1, host, port, addr: `${host}:${port}` };
+    });
+  if (redis.length === 0) throw new StackError("REDIS_NODES: list at least one host:port");
+
+  const database = parseDatabase(value("DATABASE_URL"));
+
+  const apps = value("APP_PORTS")
+    .split(",")
+    .filter((s) => s.trim())
+    .map((p, i) => ({ index: i + 1, port: parsePort(p, "APP_PORTS"), instance: `app-${i + 1}` }));
+  if (apps.length === 0) throw new StackError("APP_PORTS: list at least one port");
+
+  return {
+    redis,
+    redisExplicit: explicit("REDIS_NODES"),
+    database,
+    databaseExplicit: explicit("DATABASE_URL"),
+    apps,
+    appsExplicit: explicit("APP_PORTS"),
+    publicPort: parsePort(value("PUBLIC_PORT"), "PUBLIC_PORT"),
+    controlPort: parsePort(value("STACK_CONTROL_PORT"), "STACK_CONTROL_PORT"),
+    token: explicit("STACK_CONTROL_TOKEN")
+      ? (env.STACK_CONTROL_TOKEN ?? "").trim()
+      : crypto.randomBytes(16).toString("hex"),
+  };
+}

@@ -1,0 +1,15 @@
+// Every service of the stack, in start order. Adding one (Sentinel, ZooKeeper, etcd…) is a file in
+// this directory exporting a ServiceFactory (see ../service.ts) plus its line here.
+//
+// Order matters: services of one stage start together in this order, and stopping walks the list
+// backwards (nginx, the apps, Redis, Postgres). Postgres comes first because its initdb runs
+// synchronously: the Redis nodes' readiness timeouts start only after it. Ports are claimed in
+// this order too, and /status lists the services in it.
+
+import type { ServiceFactory } from "../service";
+import { apps } from "./apps";
+import { nginx } from "./nginx";
+import { postgres } from "./postgres";
+import { redis } from "./redis";
+
+export const SERVICES: readonly ServiceFactory[] = [postgres, redis, apps, nginx];
