@@ -26,7 +26,7 @@ export async function withLocalLine<T>(
   try {
     const lease = await takeLease(resource, options, lock, deadline);
     const expiry = new AbortController();
-    const timers = armExpiry(lease, options.ttlMs, expiry);
+    const timers = armExpiry(lease, options.ttlMs, expiry, options.onObserve);
     // Handed on early (writeSent): the lease now belongs to the next buyer of the line.
     let handedOn = false;
     const writeSent = () => {

@@ -58,7 +58,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export async function holdSharedLock<T>(options: LockOptions, lock: SharedLock, critical: (held: HeldLock) => Promise<T>): Promise<T> {
   const lease: Lease = { lock, validUntil: await lock.acquire(Date.now() + options.waitTimeoutMs) };
   const expiry = new AbortController();
-  const timers = armExpiry(lease, options.ttlMs, expiry);
+  const timers = armExpiry(lease, options.ttlMs, expiry, options.onObserve);
   try {
     return await critical(heldLockOf(lease, expiry.signal));
   } finally {
@@ -73,6 +73,7 @@ export function heldLockOf(lease: Lease, signal: AbortSignal, writeSent?: () => 
   return {
     signal,
     ...(lease.lock.checked !== false && { timeLeftMs: () => lease.validUntil - now() }),
+    ...(Number.isFinite(lease.validUntil) && { leaseLeftMs: () => lease.validUntil - now() }),
     fencingToken: lease.lock.fencingToken?.(),
     writeSent,
   };
@@ -83,7 +84,7 @@ export function heldLockOf(lease: Lease, signal: AbortSignal, writeSent?: () => 
  * each renewal that succeeds moves the end to a TTL after it was sent; one that fails aborts at
  * once; one that hangs changes nothing, so the lease still runs out on time.
  */
-export function armExpiry(lease: Lease, ttlMs: number, expiry: AbortController): { stop(): void } {
+export function armExpiry(lease: Lease, ttlMs: number, expiry: AbortController, onObserve?: LockOptions["onObserve"]): { stop(): void } {
   let expiryTimer: NodeJS.Timeout | undefined;
   let stopped = false;
   const arm = () => {
@@ -104,11 +105,18 @@ export function armExpiry(lease: Lease, ttlMs: number, expiry: AbortController):
       const sentAt = now();
       renew()
         .then((renewed) => {
-          if (!renewed) return expiry.abort();
+          if (!renewed) {
+            onObserve?.({ kind: "renew-failed" });
+            return expiry.abort();
+          }
           lease.validUntil = Math.max(lease.validUntil, leaseEnd(sentAt, ttlMs));
+          onObserve?.({ kind: "renewed", leaseLeftMs: lease.validUntil - now() });
           arm();
         })
-        .catch(() => expiry.abort())
+        .catch(() => {
+          onObserve?.({ kind: "renew-failed" });
+          expiry.abort();
+        })
         .finally(() => {
           renewing = false;
         });

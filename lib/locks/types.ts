@@ -18,6 +18,11 @@ export interface LockOptions {
    */
   readonly onStep?: (step: LockStep) => void | Promise<void>;
   /**
+   * Told, never awaited, what the lock did that its holder cannot see from outside (see
+   * LockObservation): renewals and Redlock's votes. The holder timeline records them.
+   */
+  readonly onObserve?: (observation: LockObservation) => void;
+  /**
    * The shared config's epoch (bumped by every strategy or knob switch and sale reset): a lease
    * is handed on only to a buyer of the same epoch. @default 0
    */
@@ -31,6 +36,13 @@ export interface LockOptions {
 export const LOCK_STEPS = ["after-setnx", "before-renew", "before-release-del"] as const;
 export type LockStep = (typeof LOCK_STEPS)[number];
 
+/** What a lock tells `onObserve`. */
+export type LockObservation =
+  | { readonly kind: "renewed"; readonly leaseLeftMs: number }
+  | { readonly kind: "renew-failed" }
+  /** Redlock: one acquire attempt's answer from each node, and the validity left after it. */
+  | { readonly kind: "votes"; readonly votes: readonly ("granted" | "held" | "timeout" | "down")[]; readonly validityMs: number };
+
 export interface HeldLock {
   /** Aborted when the strategy knows the lock is no longer held (TTL or validity elapsed). */
   readonly signal: AbortSignal;
@@ -41,6 +53,11 @@ export interface HeldLock {
    * expiry, in-process) and for the unsafe teaching strategies, which skip the check on purpose.
    */
   readonly timeLeftMs?: () => number;
+  /**
+   * The same time left, for the record only: also given for the unsafe teaching strategies, whose
+   * holders do not check it, so the timeline can mark where their lock expired.
+   */
+  readonly leaseLeftMs?: () => number;
   /** A number from a Redis counter, higher for every acquisition; the store refuses older ones. */
   readonly fencingToken?: number;
   /**

@@ -63,6 +63,11 @@ function ask(node: Redis, call: () => Promise<number>, timeoutMs: number): Promi
   return Promise.race([answer, timeout]).finally(() => clearTimeout(timer));
 }
 
+function voteOf(answer: NodeAnswer): "granted" | "held" | "timeout" | "down" {
+  if (answer.ok) return answer.value === ACQUIRED ? "granted" : "held";
+  return answer.down ? "down" : "timeout";
+}
+
 async function contendOrUnavailable(quorumLost: () => boolean, contending: () => Promise<void>): Promise<void> {
   try {
     await contending();
@@ -111,6 +116,7 @@ export function createRedlock(clients: LockClients, settings: RedlockSettings = 
               // Validity runs from when the requests were sent, on the monotonic clock.
               validUntil = sentAt + options.ttlMs - driftMs(options.ttlMs, settings.driftFactor, settings.driftFixedMs);
               const granted = answers.filter((answer) => answer.ok && answer.value === ACQUIRED).length;
+              options.onObserve?.({ kind: "votes", votes: answers.map(voteOf), validityMs: Math.round(validUntil - now()) });
               if (granted >= quorum && validUntil > now()) return { acquired: true };
 
               await releaseEverywhere();
