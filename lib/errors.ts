@@ -11,3 +11,12 @@ export abstract class AppError extends Error {
   /** Extra fields for the JSON error body. */
   readonly details?: Readonly<Record<string, unknown>>;
 }
+
+/** 404 for a record named by id in a URL (a run, a sale): `id` as the caller wrote it. */
+export abstract class NotFoundError extends AppError {
+  readonly status = 404;
+  readonly code = "not_found";
+  constructor(noun: string, id: number | string) {
+    super(typeof id === "number" ? `no ${noun} ${id}` : `no ${noun} "${id.slice(0, 40)}": ${noun} ids are positive whole numbers`);
+  }
+}

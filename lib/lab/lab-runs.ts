@@ -5,6 +5,8 @@ import type { LabCase, Pitfall } from "./scenarios";
 
 /** A lab run's record, kept in Redis (JSON) for a day: what the lab page and the tests poll. */
 export interface CaseOutcome {
+  /** The sale the case ran (its holder timeline is kept under it). */
+  readonly saleId?: number;
   readonly orders: number;
   readonly remaining: number;
   readonly initialStock: number;
@@ -42,6 +44,8 @@ export interface LabCaseRecord {
   readonly label: string;
   readonly expect: LabCase["expect"];
   status: "pending" | "running" | "done" | "error";
+  /** Set once the case's sale exists, so its timeline can be watched while it runs. */
+  saleId?: number;
   outcome?: CaseOutcome;
   error?: string;
 }

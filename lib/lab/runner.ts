@@ -10,6 +10,8 @@ import { clearFaults, setFault } from "./faults";
 import { finishLabRun, getLabRun, saveLabRun, type CaseOutcome, type LabRunRecord } from "./lab-runs";
 import { ALL_PITFALLS, findScenario, type LabCase, type LabStep, type Pitfall, type Via } from "./scenarios";
 import { getStackStatus, stackControl } from "./stack-control";
+import { recordFault } from "../timeline/faults";
+import { keepTimeline } from "../timeline/store";
 
 /**
  * Plays a scenario's cases on the real stack, one after the other, and records each outcome next
@@ -115,12 +117,14 @@ function percentile(values: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
 }
 
-export async function runCase(labCase: LabCase, prefix: string): Promise<CaseOutcome> {
+export async function runCase(labCase: LabCase, prefix: string, onSale?: (saleId: number) => Promise<void>): Promise<CaseOutcome> {
   await resetLab();
   await updateConfig({ strategy: labCase.strategy, lockTtlMs: labCase.lockTtlMs, waitTimeoutMs: labCase.waitTimeoutMs, workMs: labCase.workMs });
   await setNestedLock(Boolean(labCase.nestedLock));
   for (const fault of labCase.faults ?? []) await setFault(fault.point, fault.ms, fault.times);
-  await resetSale({ initialStock: labCase.initialStock });
+  const sale = await resetSale({ initialStock: labCase.initialStock });
+  for (const fault of labCase.faults ?? []) await recordFault("fault-start", `delay ${fault.ms} ms at ${fault.point}`);
+  await onSale?.(sale.id);
 
   const state: CaseState = { background: [], loads: [], maxPgConnections: 0 };
   const sampling = new AbortController();
@@ -154,8 +158,11 @@ export async function runCase(labCase: LabCase, prefix: string): Promise<CaseOut
     (!labCase.require?.allUnavailable || (total("unavailable") === buyers && stats.orders === 0 && stats.lostUnits === 0))
     && (!labCase.require?.staleRefused || stats.staleRefused > 0)
     && (!labCase.require?.someBusy || total("busy") > 0);
+  // The case's holder timeline is kept with it (best effort: a picture, never the verdict).
+  await keepTimeline(sale.id).catch(() => {});
   const busiest = state.loads.reduce((a, b) => (b.bought > (a?.bought ?? -1) ? b : a), undefined as BurstResult | undefined);
   return {
+    saleId: sale.id,
     orders: stats.orders,
     remaining: stats.remaining,
     initialStock: stats.initialStock,
@@ -197,7 +204,10 @@ export async function runLabRun(labRunId: number): Promise<LabRunRecord> {
       entry.status = "running";
       await saveLabRun(record);
       try {
-        entry.outcome = await runCase(labCase, `lab${labRunId}-${labCase.id}`);
+        entry.outcome = await runCase(labCase, `lab${labRunId}-${labCase.id}`, async (saleId) => {
+          entry.saleId = saleId;
+          await saveLabRun(record);
+        });
         entry.status = "done";
       } catch (error) {
         entry.status = "error";

@@ -1,4 +1,5 @@
 import { getEnv } from "../env";
+import { faultOfControlPath, recordFault } from "../timeline/faults";
 import { AppError } from "../errors";
 
 /**
@@ -32,6 +33,8 @@ export async function stackControl<T = unknown>(path: string, method: "GET" | "P
   }
   const body = (await response.json().catch(() => ({}))) as T & { message?: string };
   if (!response.ok) throw new StackControlError(`stack control ${path}: ${response.status} ${body.message ?? ""}`.trim());
+  const fault = method === "POST" ? faultOfControlPath(path) : undefined;
+  if (fault) await recordFault(fault.kind, fault.note).catch(() => {});
   return body;
 }
 

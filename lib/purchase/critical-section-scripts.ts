@@ -1,4 +1,5 @@
 import type Redis from "ioredis";
+import { STREAM_CAP } from "../timeline/events";
 
 /**
  * The critical section's Lua (see critical-section.ts for what each guard is for). Every script
@@ -20,6 +21,20 @@ const CHECK_EPOCH_ON_WRITE = `
 if (redis.call('HGET', KEYS[3], 'epoch') or '0') ~= ARGV[3] then
   redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
   return -2
+end
+`;
+
+/**
+ * The holder timeline's record of a stock read or write, stamped with Redis' own clock (µs) and
+ * added to the sale's capped stream in the same script: no extra round trip, exact order.
+ * A holder id of '' records nothing (recording off).
+ */
+const RECORD_EVENT = `
+local function record(events, holder, instance, kind, ...)
+  if holder == '' then return end
+  local now = redis.call('TIME')
+  redis.call('XADD', events, 'MAXLEN', '~', ${STREAM_CAP}, '*',
+    't', now[1] .. string.sub('00000' .. now[2], -6), 'k', kind, 'h', holder, 'i', instance, ...)
 end
 `;
 
@@ -48,26 +63,35 @@ end
 `;
 
 export const ENTER_CRITICAL_SECTION = `
--- KEYS[1] holders per instance (hash); KEYS[2] peak holders; KEYS[3] stock; KEYS[4] config
--- ARGV[1] instance; ARGV[2] config epoch
+-- KEYS[1] holders per instance (hash); KEYS[2] peak holders; KEYS[3] stock; KEYS[4] config; KEYS[5] events
+-- ARGV[1] instance; ARGV[2] config epoch; ARGV[3] holder id for the timeline, or ''
+${RECORD_EVENT}
 ${CHECK_EPOCH_ON_ENTRY}
 ${COUNT_HOLDER_IN}
-return tonumber(redis.call('GET', KEYS[3]) or '0')
+local stock = tonumber(redis.call('GET', KEYS[3]) or '0')
+record(KEYS[5], ARGV[3], ARGV[1], 'read', 's', stock)
+return stock
 `;
 
 export const LEAVE_CRITICAL_SECTION = `
--- KEYS[1] holders per instance; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales
+-- KEYS[1] holders per instance; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales; KEYS[6] events
 -- ARGV[1] instance; ARGV[2] stock to write, or ''; ARGV[3] epoch; ARGV[4] reservation id, or '';
--- ARGV[5] reservation JSON prefix; ARGV[6] sale id
+-- ARGV[5] reservation JSON prefix; ARGV[6] sale id; ARGV[7] holder id for the timeline, or ''
+${RECORD_EVENT}
 if ARGV[2] == '' then
   redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+  record(KEYS[6], ARGV[7], ARGV[1], 'leave')
   return 1
+end
+if (redis.call('HGET', KEYS[3], 'epoch') or '0') ~= ARGV[3] then
+  record(KEYS[6], ARGV[7], ARGV[1], 'write-refused', 'u', tonumber(ARGV[2]) + 1, 'note', 'the strategy was switched meanwhile')
 end
 ${CHECK_EPOCH_ON_WRITE}
 redis.call('SET', KEYS[2], ARGV[2])
 local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[4], ARGV[5], ARGV[6]
 ${RECORD_RESERVATION}
 redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+record(KEYS[6], ARGV[7], ARGV[1], 'write', 's', ARGV[2], 'u', tonumber(ARGV[2]) + 1)
 return 1
 `;
 
@@ -78,37 +102,50 @@ return 1
  * stock since and if a newer holder already wrote it: its stale write never lands.
  */
 export const ENTER_FENCED = `
--- KEYS[1] holders; KEYS[2] peak; KEYS[3] stock; KEYS[4] config; KEYS[5] highest token accepted; KEYS[6] refusals
--- ARGV[1] instance; ARGV[2] epoch; ARGV[3] fencing token
+-- KEYS[1] holders; KEYS[2] peak; KEYS[3] stock; KEYS[4] config; KEYS[5] highest token accepted; KEYS[6] refusals;
+-- KEYS[7] events
+-- ARGV[1] instance; ARGV[2] epoch; ARGV[3] fencing token; ARGV[4] holder id for the timeline, or ''
+${RECORD_EVENT}
 ${CHECK_EPOCH_ON_ENTRY}
 if tonumber(ARGV[3]) < tonumber(redis.call('GET', KEYS[5]) or '0') then
   redis.call('INCR', KEYS[6])
+  record(KEYS[7], ARGV[4], ARGV[1], 'read-refused', 'f', ARGV[3])
   return -1                          -- a newer holder has been here: refuse the stale reader
 end
 redis.call('SET', KEYS[5], ARGV[3])
 ${COUNT_HOLDER_IN}
-return tonumber(redis.call('GET', KEYS[3]) or '0')
+local stock = tonumber(redis.call('GET', KEYS[3]) or '0')
+record(KEYS[7], ARGV[4], ARGV[1], 'read', 's', stock, 'f', ARGV[3])
+return stock
 `;
 
 export const LEAVE_FENCED = `
 -- KEYS[1] holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales;
--- KEYS[6] highest token accepted; KEYS[7] refusals; KEYS[8] write log
+-- KEYS[6] highest token accepted; KEYS[7] refusals; KEYS[8] write log; KEYS[9] events
 -- ARGV[1] instance; ARGV[2] stock to write, or ''; ARGV[3] epoch; ARGV[4] reservation id, or '';
--- ARGV[5] reservation JSON prefix; ARGV[6] sale id; ARGV[7] fencing token
+-- ARGV[5] reservation JSON prefix; ARGV[6] sale id; ARGV[7] fencing token; ARGV[8] holder id, or ''
+${RECORD_EVENT}
 if ARGV[2] == '' then
   redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+  record(KEYS[9], ARGV[8], ARGV[1], 'leave')
   return 1
+end
+if (redis.call('HGET', KEYS[3], 'epoch') or '0') ~= ARGV[3] then
+  record(KEYS[9], ARGV[8], ARGV[1], 'write-refused', 'u', tonumber(ARGV[2]) + 1, 'note', 'the strategy was switched meanwhile')
 end
 ${CHECK_EPOCH_ON_WRITE}
 redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
 if tonumber(ARGV[7]) < tonumber(redis.call('GET', KEYS[6]) or '0') then
   redis.call('INCR', KEYS[7])
+  record(KEYS[9], ARGV[8], ARGV[1], 'write-refused', 'u', tonumber(ARGV[2]) + 1, 'f', ARGV[7],
+    'note', 'fencing token ' .. ARGV[7] .. ' is older than ' .. redis.call('GET', KEYS[6]))
   return 0                           -- stale write refused: the stock keeps the newer holder's value
 end
 redis.call('SET', KEYS[6], ARGV[7])
 redis.call('SET', KEYS[2], ARGV[2])
 local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[4], ARGV[5], ARGV[6]
 ${RECORD_RESERVATION}
+record(KEYS[9], ARGV[8], ARGV[1], 'write', 's', ARGV[2], 'u', tonumber(ARGV[2]) + 1, 'f', ARGV[7])
 redis.call('RPUSH', KEYS[8], ARGV[7])  -- the tokens of accepted writes, in order (for the lab)
 redis.call('LTRIM', KEYS[8], -10000, -1)
 return 1
@@ -116,8 +153,10 @@ return 1
 
 /** The lock-free purchase: check, decrement and reserve in one atomic step (counted like a holder). */
 export const TAKE_UNIT_ATOMICALLY = `
--- KEYS[1] peak holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales
--- ARGV[1] epoch; ARGV[2] reservation id; ARGV[3] reservation JSON prefix (unit added here); ARGV[4] sale id
+-- KEYS[1] peak holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales; KEYS[6] events
+-- ARGV[1] epoch; ARGV[2] reservation id; ARGV[3] reservation JSON prefix (unit added here); ARGV[4] sale id;
+-- ARGV[5] holder id for the timeline, or ''; ARGV[6] instance
+${RECORD_EVENT}
 local config = redis.call('HMGET', KEYS[3], 'epoch', 'draining')
 if (config[1] or '0') ~= ARGV[1] then return -2 end
 if config[2] and tonumber(config[2]) > tonumber(redis.call('TIME')[1]) * 1000 then return -2 end
@@ -131,6 +170,7 @@ end
 local left = redis.call('DECR', KEYS[2])
 local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[2], ARGV[3] .. ',"unit":' .. stock, ARGV[4]
 ${RECORD_RESERVATION}
+record(KEYS[6], ARGV[5], ARGV[6], 'atomic-take', 's', left, 'u', stock)
 return left                          -- the stock left after this unit
 `;
 
@@ -141,8 +181,10 @@ return left                          -- the stock left after this unit
  * Run under the sale's lock (a blind SET of a holder that read earlier would undo it).
  */
 export const GIVE_BACK_UNIT = `
--- KEYS[1] stock; KEYS[2] pending; KEYS[3] config; KEYS[4] highest token accepted; KEYS[5] current sale
--- ARGV[1] reservation id; ARGV[2] unit; ARGV[3] epoch; ARGV[4] fencing token, or ''; ARGV[5] sale id
+-- KEYS[1] stock; KEYS[2] pending; KEYS[3] config; KEYS[4] highest token accepted; KEYS[5] current sale; KEYS[6] events
+-- ARGV[1] reservation id; ARGV[2] unit; ARGV[3] epoch; ARGV[4] fencing token, or ''; ARGV[5] sale id;
+-- ARGV[6] holder id for the timeline, or ''; ARGV[7] instance (the reconciler's)
+${RECORD_EVENT}
 if redis.call('HGET', KEYS[5], 'id') ~= ARGV[5] then return -4 end   -- the stock is another sale's now
 local config = redis.call('HMGET', KEYS[3], 'epoch', 'draining')
 if (config[1] or '0') ~= ARGV[3] then return -2 end
@@ -156,6 +198,7 @@ end
 if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[2]) - 1 then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('HDEL', KEYS[2], ARGV[1])
+record(KEYS[6], ARGV[6], ARGV[7], 'given-back', 'u', ARGV[2], 's', ARGV[2])
 return 1
 `;
 type Script = (...keysThenArgs: (string | number)[]) => Promise<number>;
@@ -174,12 +217,12 @@ const registered = new WeakSet<Redis>();
 /** Defines the critical section's scripts on a client (lib/redis.ts does it at creation; see defineLockScripts). */
 export function defineCriticalSectionScripts(client: Redis): void {
   if (!registered.has(client)) {
-    client.defineCommand("enterCriticalSection", { numberOfKeys: 4, lua: ENTER_CRITICAL_SECTION });
-    client.defineCommand("leaveCriticalSection", { numberOfKeys: 5, lua: LEAVE_CRITICAL_SECTION });
-    client.defineCommand("takeUnitAtomically", { numberOfKeys: 5, lua: TAKE_UNIT_ATOMICALLY });
-    client.defineCommand("enterFenced", { numberOfKeys: 6, lua: ENTER_FENCED });
-    client.defineCommand("leaveFenced", { numberOfKeys: 8, lua: LEAVE_FENCED });
-    client.defineCommand("giveBackUnit", { numberOfKeys: 5, lua: GIVE_BACK_UNIT });
+    client.defineCommand("enterCriticalSection", { numberOfKeys: 5, lua: ENTER_CRITICAL_SECTION });
+    client.defineCommand("leaveCriticalSection", { numberOfKeys: 6, lua: LEAVE_CRITICAL_SECTION });
+    client.defineCommand("takeUnitAtomically", { numberOfKeys: 6, lua: TAKE_UNIT_ATOMICALLY });
+    client.defineCommand("enterFenced", { numberOfKeys: 7, lua: ENTER_FENCED });
+    client.defineCommand("leaveFenced", { numberOfKeys: 9, lua: LEAVE_FENCED });
+    client.defineCommand("giveBackUnit", { numberOfKeys: 6, lua: GIVE_BACK_UNIT });
     registered.add(client);
   }
 }

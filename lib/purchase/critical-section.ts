@@ -1,5 +1,6 @@
 import type Redis from "ioredis";
 import { CONFIG_KEY, PENDING_SALES_KEY, SALE_KEY, STOCK_KEY, saleCounterKeys } from "../sale/keys";
+import { eventStreamKey } from "../timeline/events";
 import { REFUSED_STALE, REFUSED_SWITCH, scripts } from "./critical-section-scripts";
 
 /**
@@ -61,6 +62,8 @@ export interface EnterOptions {
   readonly instance: string;
   readonly epoch: number;
   readonly fencingToken?: number;
+  /** The holder's id on the timeline; absent: the reads and writes are not recorded. */
+  readonly holder?: string;
 }
 
 const refusal = (answer: number): EntryRefusal | undefined =>
@@ -74,30 +77,35 @@ export async function enterCriticalSection(redis: Redis, options: EnterOptions):
   const { saleId, instance, fencingToken } = options;
   const epoch = String(options.epoch);
   const keys = saleCounterKeys(saleId);
+  const events = eventStreamKey(saleId);
+  const holder = options.holder ?? "";
   const run = scripts(redis);
   const writeArgs = (newStock: number | undefined, reservation: ReservationMeta | undefined, unit: number) =>
     [newStock === undefined ? "" : String(newStock), epoch, reservation?.id ?? "", reservation ? reservationPrefix(reservation, unit) : "", String(saleId)] as const;
   const landed = (answer: number): LeaveResult => (answer === 1 ? "written" : answer === REFUSED_SWITCH ? "switching" : "stale");
 
   if (fencingToken === undefined) {
-    const read = await run.enterCriticalSection(keys.holders, keys.peak, STOCK_KEY, CONFIG_KEY, instance, epoch);
+    const read = await run.enterCriticalSection(keys.holders, keys.peak, STOCK_KEY, CONFIG_KEY, events, instance, epoch, holder);
     const refused = refusal(read);
     if (refused) return { stock: refused, leave: async () => refused };
     return {
       stock: read,
       leave: async (newStock, reservation) =>
-        landed(await run.leaveCriticalSection(keys.holders, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, instance, ...writeArgs(newStock, reservation, read))),
+        landed(await run.leaveCriticalSection(
+          keys.holders, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, events,
+          instance, ...writeArgs(newStock, reservation, read), holder,
+        )),
     };
   }
-  const read = await run.enterFenced(keys.holders, keys.peak, STOCK_KEY, CONFIG_KEY, keys.fence, keys.staleRefused, instance, epoch, fencingToken);
+  const read = await run.enterFenced(keys.holders, keys.peak, STOCK_KEY, CONFIG_KEY, keys.fence, keys.staleRefused, events, instance, epoch, fencingToken, holder);
   const refused = refusal(read);
   if (refused) return { stock: refused, leave: async () => refused };
   return {
     stock: read,
     leave: async (newStock, reservation) =>
       landed(await run.leaveFenced(
-        keys.holders, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, keys.fence, keys.staleRefused, keys.fenceLog,
-        instance, ...writeArgs(newStock, reservation, read), fencingToken,
+        keys.holders, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, keys.fence, keys.staleRefused, keys.fenceLog, events,
+        instance, ...writeArgs(newStock, reservation, read), fencingToken, holder,
       )),
   };
 }
@@ -109,11 +117,12 @@ export async function clearInstanceHolders(redis: Redis, saleId: number, instanc
 
 export type AtomicTake = { readonly stockSeen: number; readonly stockLeft: number } | "sold-out" | "switching";
 
-/** Takes one unit with no lock, reserving it for `reservation`. */
-export async function takeUnitAtomically(redis: Redis, saleId: number, epoch: number, reservation: ReservationMeta): Promise<AtomicTake> {
+/** Takes one unit with no lock, reserving it for `reservation`; `holder` records it on the timeline. */
+export async function takeUnitAtomically(redis: Redis, saleId: number, epoch: number, reservation: ReservationMeta, holder = ""): Promise<AtomicTake> {
   const keys = saleCounterKeys(saleId);
   const left = await scripts(redis).takeUnitAtomically(
-    keys.peak, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, String(epoch), reservation.id, reservationPrefix(reservation), saleId,
+    keys.peak, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, eventStreamKey(saleId),
+    String(epoch), reservation.id, reservationPrefix(reservation), saleId, holder, reservation.instance,
   );
   if (left === REFUSED_SWITCH) return "switching";
   return left < 0 ? "sold-out" : { stockSeen: left + 1, stockLeft: left };
@@ -128,11 +137,13 @@ export async function giveBackUnit(
   entry: { readonly id: string; readonly unit: number },
   epoch: number,
   fencingToken?: number,
+  recordAs?: { readonly holder: string; readonly instance: string },
 ): Promise<GiveBackResult> {
   const keys = saleCounterKeys(saleId);
   const answer = await scripts(redis).giveBackUnit(
-    STOCK_KEY, keys.pending, CONFIG_KEY, keys.fence, SALE_KEY,
+    STOCK_KEY, keys.pending, CONFIG_KEY, keys.fence, SALE_KEY, eventStreamKey(saleId),
     entry.id, entry.unit, String(epoch), fencingToken === undefined ? "" : String(fencingToken), String(saleId),
+    recordAs?.holder ?? "", recordAs?.instance ?? "",
   );
   switch (answer) {
     case 1:

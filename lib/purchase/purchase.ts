@@ -7,6 +7,7 @@ import { getRedis } from "../redis";
 import { getActiveConfig } from "../sale/config";
 import { SKU, saleCounterKeys } from "../sale/keys";
 import { getCurrentSale } from "../sale/sale";
+import { appRecorder, holderId, holderTimeline } from "../timeline/holder-timeline";
 import type { BuyCreate } from "../validations/buy";
 import type { ReservationMeta } from "./critical-section";
 import { SoldOutError, StoreUnavailableError, UnknownProductError } from "./errors";
@@ -58,9 +59,10 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
     epoch: config.epoch,
   };
   const reservation: ReservationMeta = { id: randomUUID(), buyer: input.buyer, instance, strategy: config.strategy, runId: sale.runId ?? null };
+  const timeline = config.recordTimeline ? holderTimeline(appRecorder(), sale.id, holderId(reservation.id), instance) : undefined;
 
   const taken = await storeCall(() =>
-    takeUnit(strategy, sku, options, sale.id, config.workMs, { instance, nestedLock: config.nestedLock, reservation, faults: config.faults }),
+    takeUnit(strategy, sku, options, sale.id, config.workMs, { instance, nestedLock: config.nestedLock, reservation, faults: config.faults, timeline }),
   );
   if (!taken) throw new SoldOutError(sku);
 
@@ -89,6 +91,7 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
     );
   }
   forgetReservation(sale.id, reservation.id);
+  if (order.status !== "returned") timeline?.note("order", { u: taken.stockSeen });
   if (order.status === "returned") {
     throw new StoreUnavailableError(`your purchase took too long to record: unit ${taken.stockSeen} was put back on the shelf; nothing was sold`);
   }

@@ -1,8 +1,9 @@
 import { getEnv } from "../env";
 import { faultDelay, pauseBeforeWrite, type FaultDelays } from "../lab/faults";
 import { MIN_LEASE_LEFT_MS } from "../locks/lease";
-import { LockBusyError, LockLostError, type HeldLock, type LockOptions, type LockStrategy } from "../locks/types";
+import { LockBusyError, LockLostError, LockUnavailableError, type HeldLock, type LockOptions, type LockStrategy } from "../locks/types";
 import { getRedis } from "../redis";
+import type { HolderTimeline } from "../timeline/holder-timeline";
 import { enterCriticalSection, takeUnitAtomically, type EntryRefusal, type ReservationMeta } from "./critical-section";
 
 /** What a strategy must offer to run the critical section (the registry's, or a benchmark peer). */
@@ -17,6 +18,8 @@ export interface TakeUnitExtras {
   readonly reservation?: ReservationMeta;
   /** The lab's delays inside the critical section. */
   readonly faults?: FaultDelays;
+  /** Records this purchase on the holder timeline; absent: nothing is recorded. */
+  readonly timeline?: HolderTimeline;
 }
 
 export interface TakenUnit {
@@ -59,15 +62,18 @@ export async function takeUnit(
   const instance = extras.instance ?? getEnv().APP_INSTANCE;
   const epoch = options.epoch ?? 0;
   const reservation = extras.reservation;
+  const timeline = extras.timeline;
   if (lock.lockFree) {
-    const taken = await takeUnitAtomically(redis, saleId, epoch, reservation ?? { id: "", buyer: "", instance, strategy: "", runId: null });
+    const taken = await takeUnitAtomically(redis, saleId, epoch, reservation ?? { id: "", buyer: "", instance, strategy: "", runId: null }, timeline?.holder);
     if (taken === "sold-out") return undefined;
     if (taken === "switching") refused(sku, taken);
     return taken;
   }
 
   const section = async (held: HeldLock): Promise<TakenUnit | undefined> => {
-    const inside = await enterCriticalSection(redis, { saleId, instance, epoch, fencingToken: held.fencingToken });
+    const leaseLeft = held.leaseLeftMs ?? held.timeLeftMs;
+    timeline?.note("acquired", { f: held.fencingToken }, leaseLeft && performance.now() + leaseLeft());
+    const inside = await enterCriticalSection(redis, { saleId, instance, epoch, fencingToken: held.fencingToken, holder: timeline?.holder });
     const stock = inside.stock;
     if (typeof stock !== "number") refused(sku, stock);
     let written: number | undefined;
@@ -90,8 +96,19 @@ export async function takeUnit(
     return { stockSeen: stock, stockLeft: written };
   };
 
-  // The reentrancy lesson: a locked step that calls another locked step on the same resource.
-  return lock.withLock(sku, options, (held) =>
-    extras.nestedLock ? lock.withLock(sku, options, section) : section(held),
-  );
+  if (!timeline) return underLock(lock, sku, options, section, extras.nestedLock);
+  timeline.note("acquire-sent", { b: reservation?.buyer });
+  try {
+    const taken = await underLock(lock, sku, { ...options, onObserve: timeline.observe }, section, extras.nestedLock);
+    timeline.note("released");
+    return taken;
+  } catch (error) {
+    timeline.note(error instanceof LockUnavailableError ? "unavailable" : error instanceof LockLostError ? "lost" : error instanceof LockBusyError ? "busy" : "released");
+    throw error;
+  }
+}
+
+/** The reentrancy lesson: with `nested`, a locked step calls another locked step on the same resource. */
+function underLock<T>(lock: UnitLock, sku: string, options: LockOptions, section: (held: HeldLock) => Promise<T>, nested?: boolean): Promise<T> {
+  return lock.withLock(sku, options, (held) => (nested ? lock.withLock(sku, options, section) : section(held)));
 }

@@ -1,12 +1,9 @@
-import { AppError } from "../errors";
+import { AppError, NotFoundError } from "../errors";
 
-export class RunNotFoundError extends AppError {
+export class RunNotFoundError extends NotFoundError {
   override name = "RunNotFoundError";
-  readonly status = 404;
-  readonly code = "not_found";
-  /** `id` as the caller wrote it: a number, or whatever text stood in the URL. */
   constructor(id: number | string) {
-    super(typeof id === "number" ? `no run ${id}` : `no run "${id.slice(0, 40)}": run ids are positive whole numbers`);
+    super("run", id);
   }
 }
 

@@ -7,6 +7,7 @@ import { updateConfig } from "../sale/config";
 import { settleReservations } from "../purchase/reconciler";
 import { getSaleStats, getStock, resetSale, tagSaleWithRun, type SaleStats } from "../sale/sale";
 import { toRecord, type RunRecord, type TimelinePoint } from "./record";
+import { keepTimeline } from "../timeline/store";
 import type { RunComplete, RunCreate, RunProgress } from "../validations/run";
 import { RunConflictError, RunNotFoundError, RunTokenError } from "./errors";
 import { summaryFromK6, type LoadSummary } from "./k6-summary";
@@ -181,6 +182,8 @@ export async function completeRun(id: number, body: RunComplete): Promise<RunRec
     },
   });
   await redis.multi().del(keys.token, keys.progress, keys.timeline).exec();
+  // The holder timeline is kept with the run (best effort: a picture, never the verdict).
+  await keepTimeline(run.saleId).catch(() => {});
   await releaseStackClaim({ kind: "run", id });
   return toRecord(updated);
 }
@@ -200,6 +203,7 @@ export async function failRun(id: number, reason: string): Promise<void> {
     },
   });
   await getRedis().del(runKeys(id).token);
+  await keepTimeline(run.saleId).catch(() => {});
   await releaseStackClaim({ kind: "run", id });
 }
 

@@ -25,9 +25,12 @@ export interface ActiveConfig extends LockConfig {
   readonly epoch: number;
   /** A switch is draining the holders right now. */
   readonly draining: boolean;
+  /** Every purchase is recorded on the holder timeline (lib/timeline); off only to measure its cost. */
+  readonly recordTimeline: boolean;
 }
 
 const NESTED_FIELD = "lab:nested";
+const TIMELINE_FIELD = "timeline";
 /** The fields a config reset removes; `epoch` stays, or an old holder's epoch could match again. */
 const SETTING_FIELDS = ["strategy", "lockTtlMs", "waitTimeoutMs", "workMs", NESTED_FIELD] as const;
 
@@ -39,7 +42,14 @@ export async function getActiveConfig(): Promise<ActiveConfig> {
     nestedLock: stored[NESTED_FIELD] === "1",
     epoch: Number(stored.epoch ?? 0),
     draining: Number(stored.draining ?? 0) > Date.now(),
+    recordTimeline: stored[TIMELINE_FIELD] !== "off",
   };
+}
+
+/** Turns the holder timeline's recording on or off for every instance (the bench measures its cost). */
+export async function setTimelineRecording(on: boolean): Promise<void> {
+  if (on) await getRedis().hdel(CONFIG_KEY, TIMELINE_FIELD);
+  else await getRedis().hset(CONFIG_KEY, TIMELINE_FIELD, "off");
 }
 
 export async function getConfig(): Promise<LockConfig> {

@@ -4,6 +4,7 @@ import { countUnits, verdictOf, type UnitAccounting, type Verdict } from "./acco
 import { getActiveConfig, getConfig } from "./config";
 import { quiesced } from "./switch";
 import { SALE_KEY, SKU, STOCK_KEY, lockKey, saleCounterKeys } from "./keys";
+import { TIMELINE_STREAM_TTL_S, eventStreamKey } from "../timeline/events";
 
 export interface CurrentSale {
   readonly id: number;
@@ -49,11 +50,10 @@ export async function resetSale(options: { initialStock?: number } = {}): Promis
     if (previousId && previousStock !== null) {
       await db.sale.updateMany({ where: { id: Number(previousId), finalStock: null }, data: { finalStock: Number(previousStock) } });
     }
-    await redis
-      .multi()
-      .set(STOCK_KEY, initialStock)
-      .hset(SALE_KEY, { id: sale.id, sku: SKU, initialStock })
-      .exec();
+    const multi = redis.multi().set(STOCK_KEY, initialStock).hset(SALE_KEY, { id: sale.id, sku: SKU, initialStock });
+    // The replaced sale's holder timeline stays readable for a day (a run keeps its own in Postgres).
+    if (previousId) multi.expire(eventStreamKey(Number(previousId)), TIMELINE_STREAM_TTL_S);
+    await multi.exec();
   });
   const { epoch } = await getActiveConfig();
   return { id: sale.id, sku: SKU, initialStock, epoch };

@@ -1,0 +1,39 @@
+import type { LockObservation } from "../locks/types";
+import { getRedis } from "../redis";
+import type { EventKind, TimelineEvent } from "./events";
+import { createTimelineRecorder, type TimelineRecorder } from "./recorder";
+
+/** One purchase's voice on the timeline: its holder id and the client-side steps it records. */
+export interface HolderTimeline {
+  /** The id the critical section's Lua records reads and writes under. */
+  readonly holder: string;
+  /** Records a step now; `expAt` (performance.now() ms) is when its lease runs out. */
+  note(kind: EventKind, extra?: Partial<Omit<TimelineEvent, "t" | "kind" | "h">>, expAt?: number): void;
+  /** What the lock told its holder (renewals, Redlock's votes): pass as the lock's onObserve. */
+  observe(observation: LockObservation): void;
+}
+
+/** A holder's id on the timeline: short, and the same one its reservation starts with. */
+export const holderId = (reservationId: string) => reservationId.slice(0, 8);
+
+export function holderTimeline(recorder: TimelineRecorder, saleId: number, holder: string, instance: string): HolderTimeline {
+  const note: HolderTimeline["note"] = (kind, extra = {}, expAt) => recorder.note(saleId, { kind, h: holder, i: instance, ...extra }, expAt);
+  return {
+    holder,
+    note,
+    observe(observation) {
+      if (observation.kind === "renewed") note("renewed", {}, performance.now() + observation.leaseLeftMs);
+      else if (observation.kind === "renew-failed") note("renew-failed");
+      else note("votes", { votes: observation.votes, validityMs: observation.validityMs });
+    },
+  };
+}
+
+// One recorder per process, on globalThis so the Next bundle cannot split it in two.
+const slot = globalThis as typeof globalThis & { __locklabTimeline?: TimelineRecorder };
+
+/** The app's recorder (node 1's client). */
+export function appRecorder(): TimelineRecorder {
+  slot.__locklabTimeline ??= createTimelineRecorder(getRedis);
+  return slot.__locklabTimeline;
+}

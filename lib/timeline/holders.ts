@@ -1,0 +1,101 @@
+import type { TimelineEvent, Vote } from "./events";
+
+/** One buyer's lane: what its lock and critical section did, in Redis-clock microseconds. */
+export interface Holder {
+  readonly id: string;
+  instance?: string;
+  buyer?: string;
+  waitFrom?: number;
+  acquiredAt?: number;
+  /** When the lease runs out, as the holder reckoned it (moved by renewals). */
+  expiresAt?: number;
+  renewals: number[];
+  read?: { t: number; stock: number };
+  readRefused?: number;
+  /** The accepted stock write, if any. */
+  write?: { t: number; stock: number; unit: number; fence?: number };
+  refusedWrite?: { t: number; unit?: number; fence?: number; note?: string };
+  /** Left the critical section without writing (sold out, or it gave up). */
+  leftAt?: number;
+  releasedAt?: number;
+  /** busy, unavailable or lost. */
+  outcome?: "busy" | "unavailable" | "lost";
+  outcomeAt?: number;
+  order?: { t: number; unit: number };
+  fence?: number;
+  token?: string;
+  votes?: { t: number; votes: readonly Vote[]; validityMs?: number };
+}
+
+/** Groups events by holder, in the order they first appear. Fault events belong to nobody. */
+export function buildHolders(events: readonly TimelineEvent[]): Holder[] {
+  const byId = new Map<string, Holder>();
+  for (const event of events) {
+    if (!event.h) continue;
+    let holder = byId.get(event.h);
+    if (!holder) {
+      holder = { id: event.h, renewals: [] };
+      byId.set(event.h, holder);
+    }
+    if (event.i) holder.instance ??= event.i;
+    if (event.b) holder.buyer ??= event.b;
+    if (event.f !== undefined) holder.fence ??= event.f;
+    if (event.k) holder.token ??= event.k;
+    switch (event.kind) {
+      case "acquire-sent":
+        holder.waitFrom ??= event.t;
+        break;
+      case "acquired":
+        holder.acquiredAt ??= event.t;
+        if (event.exp !== undefined) holder.expiresAt = event.exp;
+        break;
+      case "renewed":
+        holder.renewals.push(event.t);
+        if (event.exp !== undefined) holder.expiresAt = event.exp;
+        break;
+      case "read":
+        holder.read ??= { t: event.t, stock: event.s ?? 0 };
+        break;
+      case "read-refused":
+        holder.readRefused ??= event.t;
+        break;
+      case "write":
+      case "atomic-take":
+        holder.write ??= { t: event.t, stock: event.s ?? 0, unit: event.u ?? (event.s ?? 0) + 1, fence: event.f };
+        if (event.kind === "atomic-take") holder.read ??= { t: event.t, stock: event.u ?? 0 };
+        break;
+      case "write-refused":
+        holder.refusedWrite ??= { t: event.t, unit: event.u, fence: event.f, note: event.note };
+        break;
+      case "leave":
+        holder.leftAt ??= event.t;
+        break;
+      case "released":
+        holder.releasedAt ??= event.t;
+        break;
+      case "busy":
+      case "unavailable":
+      case "lost":
+        holder.outcome = event.kind;
+        holder.outcomeAt = event.t;
+        break;
+      case "order":
+        holder.order = { t: event.t, unit: event.u ?? 0 };
+        break;
+      case "votes":
+        holder.votes = { t: event.t, votes: event.votes ?? [], validityMs: event.validityMs };
+        break;
+      default:
+        break;
+    }
+  }
+  return [...byId.values()];
+}
+
+/** The critical section of a holder that got in: from its stock read to its write or leave. */
+export function criticalSection(holder: Holder): { from: number; to: number } | undefined {
+  if (!holder.read) return undefined;
+  const end = holder.write?.t ?? holder.refusedWrite?.t ?? holder.leftAt ?? holder.releasedAt;
+  if (end === undefined) return undefined;
+  return { from: holder.read.t, to: Math.max(end, holder.read.t) };
+}

@@ -1,0 +1,130 @@
+import type Redis from "ioredis";
+import { STREAM_CAP, eventStreamKey, type TimelineEvent } from "./events";
+
+/**
+ * Client-side timeline events (acquired, renewed, released…), stamped on this process's
+ * monotonic clock and moved onto Redis' clock by an offset measured against `TIME`. They are
+ * buffered and sent every FLUSH_MS in one pipeline, never on a buyer's path; reads and writes of
+ * the stock are recorded by the critical section's own Lua, stamped by Redis.
+ */
+const FLUSH_MS = 100;
+const MAX_BUFFER = 20_000;
+/** The clock offset is measured again this often (a process's clock drifts). */
+const REMEASURE_MS = 30_000;
+
+type Pending = Omit<TimelineEvent, "t" | "exp"> & { readonly saleId: number; readonly at: number; readonly expAt?: number };
+
+interface ClockFix {
+  /** Redis µs = (performance.timeOrigin + performance.now()) × 1000 + offsetUs */
+  readonly offsetUs: number;
+  readonly errorMs: number;
+  readonly measuredAt: number;
+}
+
+export interface TimelineRecorder {
+  /** Records a client-side step of sale `saleId`, stamped now (and its lease end `expAt`, performance.now() ms). */
+  note(saleId: number, event: Omit<TimelineEvent, "t" | "exp">, expAt?: number): void;
+  /** How far a client-side stamp may be off Redis' clock (half the best round trip measured), ms. */
+  clockErrorMs(): number | undefined;
+  /** Sends what is buffered now (before a run's timeline is kept). */
+  flush(): Promise<void>;
+}
+
+export function createTimelineRecorder(redis: () => Redis): TimelineRecorder {
+  let buffer: Pending[] = [];
+  let clock: ClockFix | undefined;
+  let measuring: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function measure(): Promise<void> {
+    let best: ClockFix | undefined;
+    for (let sample = 0; sample < 5; sample += 1) {
+      const sent = performance.now();
+      const [seconds, micros] = await redis().time();
+      const answered = performance.now();
+      const redisUs = Number(seconds) * 1e6 + Number(micros);
+      const localUs = (performance.timeOrigin + (sent + answered) / 2) * 1000;
+      const errorMs = (answered - sent) / 2;
+      if (!best || errorMs < best.errorMs) best = { offsetUs: redisUs - localUs, errorMs, measuredAt: answered };
+    }
+    clock = best;
+  }
+
+  const toRedisUs = (fix: ClockFix, at: number) => Math.round((performance.timeOrigin + at) * 1000 + fix.offsetUs);
+
+  async function flush(): Promise<void> {
+    timer = undefined;
+    if (!clock || performance.now() - clock.measuredAt > REMEASURE_MS) {
+      measuring ??= measure().finally(() => (measuring = undefined));
+      await measuring.catch(() => {});
+    }
+    const fix = clock;
+    if (!fix || buffer.length === 0) return;
+    const batch = buffer;
+    buffer = [];
+    // One stream entry per sale and flush, holding the whole batch: a few commands a second,
+    // whatever the purchase rate.
+    const bySale = new Map<number, TimelineEvent[]>();
+    for (const { saleId, at, expAt, ...event } of batch) {
+      const list = bySale.get(saleId) ?? [];
+      list.push({ ...event, t: toRedisUs(fix, at), ...(expAt !== undefined && Number.isFinite(expAt) && { exp: toRedisUs(fix, expAt) }) });
+      bySale.set(saleId, list);
+    }
+    const pipeline = redis().pipeline();
+    for (const [saleId, events] of bySale) {
+      pipeline.xadd(eventStreamKey(saleId), "MAXLEN", "~", STREAM_CAP, "*", "batch", JSON.stringify(events));
+    }
+    // The timeline is a record, not the sale: a lost batch costs a picture, never a unit.
+    await pipeline.exec().catch(() => {});
+  }
+
+  return {
+    note(saleId, event, expAt) {
+      if (buffer.length >= MAX_BUFFER) return;
+      buffer.push({ ...event, saleId, at: performance.now(), expAt });
+      timer ??= setTimeout(() => void flush(), FLUSH_MS);
+    },
+    clockErrorMs: () => clock?.errorMs,
+    async flush() {
+      clearTimeout(timer);
+      await flush();
+    },
+  };
+}
+
+/**
+ * Parses one stream entry back into its events: a batch of client-side steps (JSON), or one read
+ * or write the Lua recorded as flat fields.
+ */
+export function parseEntry(fields: readonly string[]): TimelineEvent[] {
+  const raw: Record<string, string> = {};
+  for (let index = 0; index + 1 < fields.length; index += 2) raw[fields[index]!] = fields[index + 1]!;
+  if (raw.batch) {
+    try {
+      return (JSON.parse(raw.batch) as TimelineEvent[]).filter((event) => typeof event.t === "number" && typeof event.kind === "string");
+    } catch {
+      return [];
+    }
+  }
+  const event = parseFields(raw);
+  return event ? [event] : [];
+}
+
+function parseFields(raw: Record<string, string>): TimelineEvent | undefined {
+  if (!raw.t || !raw.k) return undefined;
+  const num = (value: string | undefined) => (value === undefined || value === "" ? undefined : Number(value));
+  return {
+    t: Number(raw.t),
+    kind: raw.k as TimelineEvent["kind"],
+    h: raw.h ?? "",
+    ...(raw.i ? { i: raw.i } : {}),
+    ...(raw.b ? { b: raw.b } : {}),
+    ...(num(raw.s) !== undefined && { s: num(raw.s) }),
+    ...(num(raw.u) !== undefined && { u: num(raw.u) }),
+    ...(num(raw.f) !== undefined && { f: num(raw.f) }),
+    ...(num(raw.exp) !== undefined && { exp: num(raw.exp) }),
+    ...(raw.votes ? { votes: raw.votes.split(",") as TimelineEvent["votes"] } : {}),
+    ...(num(raw.validityMs) !== undefined && { validityMs: num(raw.validityMs) }),
+    ...(raw.note ? { note: raw.note } : {}),
+  };
+}

@@ -1,0 +1,74 @@
+import type { Prisma } from "../generated/prisma/client";
+import { getDb } from "../db";
+import { getRedis } from "../redis";
+import { getCurrentSale, getSaleStats } from "../sale/sale";
+import { detectAnomalies } from "./anomalies";
+import { STREAM_CAP, TIMELINE_STREAM_TTL_S, eventStreamKey, type TimelineEvent } from "./events";
+import { appRecorder } from "./holder-timeline";
+import { parseEntry } from "./recorder";
+import { sampleEvents } from "./sample";
+import type { TimelineView } from "./view";
+
+const READ_BATCH = 5_000;
+/** Longer than the recorders' flush interval (lib/timeline/recorder.ts). */
+const LATE_STEPS_MS = 300;
+
+/** Every event of `saleId` still in its Redis stream, in order. */
+export async function readStream(saleId: number): Promise<TimelineEvent[]> {
+  const redis = getRedis();
+  const events: TimelineEvent[] = [];
+  let from = "-";
+  for (let batch = 0; batch * READ_BATCH <= STREAM_CAP * 2; batch += 1) {
+    const entries = await redis.xrange(eventStreamKey(saleId), from, "+", "COUNT", READ_BATCH);
+    for (const [, fields] of entries) events.push(...parseEntry(fields));
+    if (entries.length < READ_BATCH) break;
+    from = `(${entries[entries.length - 1]![0]}`;
+  }
+  // Client-side steps arrive in batches after the Lua's stamps: order by time, stably.
+  return events.map((event, index) => ({ event, index })).sort((a, b) => a.event.t - b.event.t || a.index - b.index).map(({ event }) => event);
+}
+
+/**
+ * Keeps the sale's timeline in Postgres (sampled when big), once its run or lab case ended; the
+ * stream then expires. Best effort: a timeline that cannot be kept never fails the run.
+ */
+export async function keepTimeline(saleId: number): Promise<void> {
+  const recorder = appRecorder();
+  await recorder.flush();
+  // Every instance sends its buffered steps within FLUSH_MS: wait for the other instances' last.
+  await new Promise((resolve) => setTimeout(resolve, LATE_STEPS_MS));
+  const events = await readStream(saleId);
+  const report = detectAnomalies(events);
+  const kept = sampleEvents(events, report);
+  const data = {
+    events: kept.events as unknown as Prisma.InputJsonValue,
+    recorded: events.length,
+    sampled: kept.sampled ?? null,
+    clockErrorMs: recorder.clockErrorMs() ?? 0,
+  };
+  await getDb().saleTimeline.upsert({ where: { saleId }, create: { saleId, ...data }, update: data });
+  await getRedis().expire(eventStreamKey(saleId), TIMELINE_STREAM_TTL_S);
+}
+
+/** The timeline of `saleId`: kept in Postgres, or still being recorded in Redis. */
+export async function getTimeline(saleId: number): Promise<TimelineView | undefined> {
+  const db = getDb();
+  const sale = await db.sale.findUnique({ where: { id: saleId }, include: { timeline: true } });
+  if (!sale) return undefined;
+  const [current, stats] = await Promise.all([getCurrentSale(), getSaleStats(saleId)]);
+  const stored = sale.timeline;
+  const events = stored ? (stored.events as unknown as TimelineEvent[]) : await readStream(saleId);
+  return {
+    saleId,
+    strategy: sale.strategy,
+    live: !stored && current.id === saleId,
+    events,
+    recorded: stored?.recorded ?? events.length,
+    ...(stored?.sampled && { sampled: stored.sampled }),
+    clockErrorMs: round1(stored?.clockErrorMs ?? appRecorder().clockErrorMs() ?? 0),
+    report: detectAnomalies(events),
+    accounting: { doubleSold: stats.doubleSold, lostUnits: stats.lostUnits, orders: stats.orders, initialStock: stats.initialStock },
+  };
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;

@@ -1,0 +1,24 @@
+import type { AnomalyReport } from "./anomalies";
+import type { TimelineEvent } from "./events";
+
+/** What the admin pages and `GET /api/admin/sales/:id/timeline` show of one sale's timeline. */
+export interface TimelineView {
+  readonly saleId: number;
+  readonly strategy: string;
+  /** Still recording in Redis (the sale is current and not yet kept in Postgres): poll again. */
+  readonly live: boolean;
+  /** Every event recorded, or fewer when `sampled`. */
+  readonly events: readonly TimelineEvent[];
+  /** Events recorded in all; more than `events.length` when the timeline was sampled or capped. */
+  readonly recorded: number;
+  /**
+   * A big run keeps every event of the holders around an anomaly and a sample of the others: the
+   * page says so, with this text.
+   */
+  readonly sampled?: string;
+  /** How far a client-side stamp (acquired, released…) may be off Redis' clock, in ms. */
+  readonly clockErrorMs: number;
+  readonly report: AnomalyReport;
+  /** The sale's accounting (lib/sale/accounting.ts), to set beside the anomalies. */
+  readonly accounting: { readonly doubleSold: number; readonly lostUnits: number; readonly orders: number; readonly initialStock: number };
+}

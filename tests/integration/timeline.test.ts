@@ -1,0 +1,111 @@
+/**
+ * The holder timeline drawn from real runs: what the events show must agree with the accounting
+ * the tests' own checker counts from Postgres and Redis.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { clearFaults, setFault } from "@/lib/lab/faults";
+import { resetConfig } from "@/lib/sale/config";
+import type { TimelineView } from "@/lib/timeline/view";
+import { currentSaleId, settledSale } from "../support/accounting";
+import { adminFetch, signIn } from "../support/admin";
+import { PUBLIC_URL, blast, prepareSale, stackControl } from "../support/stack";
+
+let cookie: string;
+beforeAll(async () => {
+  cookie = await signIn();
+});
+afterEach(async () => {
+  await clearFaults();
+  await stackControl("/reset-faults");
+});
+afterAll(() => resetConfig());
+
+async function timelineOf(saleId: number): Promise<TimelineView> {
+  // Client-side steps reach the stream within the recorders' flush interval.
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  const response = await adminFetch(cookie, "GET", `/api/admin/sales/${saleId}/timeline`);
+  expect(response.status).toBe(200);
+  return response.json as unknown as TimelineView;
+}
+
+describe("the holder timeline", () => {
+  it("setnx with work longer than its TTL: overlapping holders, and as many units written twice as the checker counts sold twice", async () => {
+    await prepareSale({ strategy: "setnx", lockTtlMs: 40, workMs: 120, waitTimeoutMs: 30_000 }, 5);
+    await blast(PUBLIC_URL, 16);
+    const saleId = await currentSaleId();
+    const checked = await settledSale(saleId);
+    const view = await timelineOf(saleId);
+    expect(checked.doubleSold).toBeGreaterThan(0);
+    expect(view.report.overlaps).toBeGreaterThan(0);
+    expect(view.report.unitsSoldTwice).toBe(checked.doubleSold);
+    expect(view.accounting.doubleSold).toBe(checked.doubleSold);
+    const writes = view.events.filter((event) => event.kind === "write");
+    expect(writes.length).toBe(checked.orders);
+    // Reads and writes are stamped by Redis: each write follows its holder's read.
+    for (const write of writes) {
+      const read = view.events.find((event) => event.kind === "read" && event.h === write.h);
+      expect(read && read.t <= write.t).toBe(true);
+      expect(read?.s).toBe(write.u);
+    }
+    expect(view.report.anomalies.some((anomaly) => anomaly.kind === "overlap" && / — unit \d+ sold twice$/.test(anomaly.note))).toBe(true);
+  });
+
+  it("token-lua with work longer than its TTL: two holders overlap, but each stops at its lease check, so no unit is written twice", async () => {
+    await prepareSale({ strategy: "token-lua", lockTtlMs: 200, workMs: 400, waitTimeoutMs: 30_000 }, 5);
+    await blast(PUBLIC_URL, 16);
+    const saleId = await currentSaleId();
+    const checked = await settledSale(saleId);
+    const view = await timelineOf(saleId);
+    expect(view.report.overlaps).toBeGreaterThan(0);
+    expect(view.report.unitsSoldTwice).toBe(0);
+    expect(checked.doubleSold).toBe(0);
+    expect(view.events.some((event) => event.kind === "lost")).toBe(true);
+    // Each holder's lease end was recorded, and the overlap began after the first one ran out.
+    const acquired = view.events.filter((event) => event.kind === "acquired");
+    expect(acquired.length).toBeGreaterThan(1);
+    expect(acquired.every((event) => typeof event.exp === "number" && event.exp > event.t)).toBe(true);
+  });
+
+  it("token-fencing with a holder paused past its lease: the stale write is refused, and no two overlapping holders both wrote", async () => {
+    await prepareSale({ strategy: "token-fencing", lockTtlMs: 200, workMs: 10, waitTimeoutMs: 30_000 }, 10);
+    await setFault("pause-before-write", 800, 1);
+    await blast(PUBLIC_URL, 40);
+    const saleId = await currentSaleId();
+    const checked = await settledSale(saleId);
+    const view = await timelineOf(saleId);
+    expect(view.report.refusedWrites).toBeGreaterThan(0);
+    expect(view.events.some((event) => (event.kind === "write-refused" || event.kind === "read-refused") && typeof event.f === "number")).toBe(true);
+    const wrote = new Set(view.events.filter((event) => event.kind === "write").map((event) => event.h));
+    for (const anomaly of view.report.anomalies) {
+      if (anomaly.kind === "overlap") expect(anomaly.holders.every((holder) => wrote.has(holder))).toBe(false);
+    }
+    expect(view.report.unitsSoldTwice).toBe(0);
+    expect(checked.doubleSold).toBe(0);
+  });
+
+  it("redlock with two nodes stopped: every acquire's votes are recorded per node, the stopped ones as down", async () => {
+    await prepareSale({ strategy: "redlock", lockTtlMs: 5000, workMs: 5, waitTimeoutMs: 30_000 }, 10);
+    await stackControl("/redis/4/stop");
+    await stackControl("/redis/5/stop");
+    await blast(PUBLIC_URL, 20);
+    const saleId = await currentSaleId();
+    const view = await timelineOf(saleId);
+    const votes = view.events.filter((event) => event.kind === "votes");
+    expect(votes.length).toBeGreaterThan(0);
+    for (const event of votes) {
+      expect(event.votes).toHaveLength(5);
+      expect(event.votes?.slice(3)).toEqual(["down", "down"]);
+    }
+    expect(votes.some((event) => event.votes?.slice(0, 3).every((vote) => vote === "granted"))).toBe(true);
+    const faults = view.events.filter((event) => event.kind === "fault-start").map((event) => event.note);
+    expect(faults).toEqual(["Redis node 4 stopped", "Redis node 5 stopped"]);
+  });
+
+  it("a sale that does not exist answers 404 with a code", async () => {
+    const missing = await adminFetch(cookie, "GET", "/api/admin/sales/999999/timeline");
+    expect(missing.status).toBe(404);
+    expect((missing.json as { code: string }).code).toBe("not_found");
+    const bad = await adminFetch(cookie, "GET", "/api/admin/sales/abc/timeline");
+    expect(bad.status).toBe(404);
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { detectAnomalies } from "@/lib/timeline/anomalies";
+import type { TimelineEvent } from "@/lib/timeline/events";
+
+const ms = (n: number) => 1_700_000_000_000_000 + n * 1000;
+
+/** One holder's life: acquired, read, write (or leave), released; times in ms from an origin. */
+function holder(h: string, at: { acquired: number; read: number; write?: number; leave?: number; released: number; expires?: number }, stock: number, extra: Partial<TimelineEvent> = {}): TimelineEvent[] {
+  const events: TimelineEvent[] = [
+    { t: ms(at.acquired - 1), kind: "acquire-sent", h, i: "app-1", b: `buyer-${h}` },
+    { t: ms(at.acquired), kind: "acquired", h, ...(at.expires !== undefined && { exp: ms(at.expires) }), ...extra },
+    { t: ms(at.read), kind: "read", h, s: stock },
+  ];
+  if (at.write !== undefined) events.push({ t: ms(at.write), kind: "write", h, s: stock - 1, u: stock, ...extra });
+  if (at.leave !== undefined) events.push({ t: ms(at.leave), kind: "leave", h });
+  events.push({ t: ms(at.released), kind: "released", h });
+  return events;
+}
+
+const byTime = (events: TimelineEvent[]) => [...events].sort((a, b) => a.t - b.t);
+
+describe("detectAnomalies", () => {
+  it("finds nothing in a clean run: one holder after another, each unit once", () => {
+    const events = byTime([
+      ...holder("a", { acquired: 0, read: 1, write: 5, released: 6, expires: 100 }, 3),
+      ...holder("b", { acquired: 6, read: 7, write: 11, released: 12, expires: 106 }, 2),
+      ...holder("c", { acquired: 12, read: 13, leave: 14, released: 15, expires: 112 }, 0),
+    ]);
+    const report = detectAnomalies(events);
+    expect(report.anomalies).toEqual([]);
+    expect(report.unitsSoldTwice).toBe(0);
+  });
+
+  it("finds two holders in the critical section at once, and the unit they both sold", () => {
+    const events = byTime([
+      ...holder("a", { acquired: 0, read: 1, write: 50, released: 51, expires: 20 }, 41),
+      ...holder("b", { acquired: 21, read: 22, write: 30, released: 31, expires: 41 }, 41),
+    ]);
+    const report = detectAnomalies(events);
+    expect(report.overlaps).toBe(1);
+    expect(report.unitsSoldTwice).toBe(1);
+    const overlap = report.anomalies.find((anomaly) => anomaly.kind === "overlap");
+    expect(overlap?.holders).toEqual(["a", "b"]);
+    expect(overlap?.note).toBe("buyer-a and buyer-b both read 41 — unit 41 sold twice");
+    expect(overlap?.t).toBe(ms(22));
+    expect(overlap && "until" in overlap && overlap.until).toBe(ms(30));
+    const twice = report.anomalies.find((anomaly) => anomaly.kind === "unit-twice");
+    expect(twice && "unit" in twice && twice.unit).toBe(41);
+  });
+
+  it("counts a unit written by three holders as two extra sales", () => {
+    const events = byTime([
+      ...holder("a", { acquired: 0, read: 1, write: 40, released: 41 }, 9),
+      ...holder("b", { acquired: 2, read: 3, write: 42, released: 43 }, 9),
+      ...holder("c", { acquired: 4, read: 5, write: 44, released: 45 }, 9),
+    ]);
+    const report = detectAnomalies(events);
+    expect(report.unitsSoldTwice).toBe(2);
+    expect(report.overlaps).toBe(3);
+  });
+
+  it("marks a write that landed after the holder's lease ran out", () => {
+    const events = byTime(holder("a", { acquired: 0, read: 1, write: 250, released: 251, expires: 200 }, 5));
+    const report = detectAnomalies(events);
+    expect(report.writesAfterExpiry).toBe(1);
+    const late = report.anomalies[0];
+    expect(late?.kind).toBe("write-after-expiry");
+    expect(late && "lateMs" in late && late.lateMs).toBe(50);
+  });
+
+  it("a renewal moves the expiry: a write inside the renewed lease is not late", () => {
+    const events = byTime([
+      ...holder("a", { acquired: 0, read: 1, write: 250, released: 251, expires: 200 }, 5),
+      { t: ms(100), kind: "renewed", h: "a", exp: ms(300) },
+    ]);
+    expect(detectAnomalies(events).writesAfterExpiry).toBe(0);
+  });
+
+  it("lists a stale write the fenced store refused, and no overlap where only one holder wrote", () => {
+    const events = byTime([
+      ...holder("a", { acquired: 0, read: 1, released: 60, expires: 20 }, 8, { f: 1 }),
+      { t: ms(59), kind: "write-refused", h: "a", u: 8, f: 1, note: "fencing token 1 < 2" },
+      ...holder("b", { acquired: 21, read: 22, write: 25, released: 26, expires: 41 }, 8, { f: 2 }),
+    ]);
+    const report = detectAnomalies(events);
+    expect(report.refusedWrites).toBe(1);
+    expect(report.unitsSoldTwice).toBe(0);
+    const refused = report.anomalies.find((anomaly) => anomaly.kind === "refused-write");
+    expect(refused?.note).toBe("the store refused buyer-a's stale write (fencing token 1)");
+    // They overlapped in time, but only b's write landed: an overlap, not a double sale.
+    expect(report.overlaps).toBe(1);
+    expect(report.anomalies.find((anomaly) => anomaly.kind === "overlap")?.note).toBe("buyer-a and buyer-b both read 8");
+  });
+});

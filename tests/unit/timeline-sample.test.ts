@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { detectAnomalies } from "@/lib/timeline/anomalies";
+import type { TimelineEvent } from "@/lib/timeline/events";
+import { sampleEvents } from "@/lib/timeline/sample";
+
+/** `holders` holders one after the other, four events each; holders `twice` read the same stock. */
+function run(holders: number, twice: readonly number[] = []): TimelineEvent[] {
+  const events: TimelineEvent[] = [];
+  for (let index = 0; index < holders; index += 1) {
+    const h = `h${index}`;
+    const t = index * 10_000;
+    const overlapping = twice.includes(index);
+    const start = overlapping ? twice[0]! * 10_000 : t;
+    const stock = overlapping ? 1_000 : 10_000 - index;
+    events.push(
+      { t: start, kind: "acquired", h },
+      { t: start + 1, kind: "read", h, s: stock },
+      { t: start + 5_000 + index, kind: "write", h, s: stock - 1, u: stock },
+      { t: start + 6_000 + index, kind: "released", h },
+    );
+  }
+  events.push({ t: 5, kind: "fault-start", h: "", note: "Redis node 2 stopped" });
+  return events.sort((a, b) => a.t - b.t);
+}
+
+describe("sampleEvents", () => {
+  it("keeps a small timeline whole", () => {
+    const events = run(10);
+    expect(sampleEvents(events, detectAnomalies(events), 100)).toEqual({ events });
+  });
+
+  it("cuts a big one to the limit, keeping every anomalous holder, every fault and whole lanes", () => {
+    const events = run(1_000, [500, 501]);
+    const report = detectAnomalies(events);
+    const kept = sampleEvents(events, report, 400);
+    expect(kept.events.length).toBeLessThanOrEqual(400);
+    expect(kept.events.length).toBeGreaterThan(300);
+    const holders = new Set(kept.events.map((event) => event.h));
+    expect(holders.has("h500") && holders.has("h501")).toBe(true);
+    expect(kept.events.filter((event) => event.kind === "fault-start")).toHaveLength(1);
+    for (const holder of holders) if (holder) expect(kept.events.filter((event) => event.h === holder)).toHaveLength(4);
+    expect(detectAnomalies(kept.events).unitsSoldTwice).toBe(report.unitsSoldTwice);
+    expect(kept.sampled).toMatch(/^sampled: \d+ of 1000 holders shown — all 2 involved in an anomaly/);
+  });
+});
