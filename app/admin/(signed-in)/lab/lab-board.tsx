@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useEffect, useState } from "react";
 import type { CaseOutcome, LabRunRecord } from "@/lib/lab/lab-runs";
 import type { LabScenario } from "@/lib/lab/scenarios";
@@ -104,7 +105,7 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                   <th title={MEANING.oversell}>Oversell</th>
                   <th title={MEANING.peakHolders}>Peak holders</th>
                   <th title={MEANING.verdict}>Safety</th>
-                  <th>Buyers were told</th><th>Buys/s</th><th>PG conns</th>
+                  <th>Buyers were told</th><th>Buys/s</th><th>PG conns</th><th>Timeline</th>
                 </tr>
               </thead>
               <tbody>
@@ -134,6 +135,13 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                       <td data-testid="answers">{outcome ? answers(outcome) : NONE}</td>
                       <td>{outcome?.purchasesPerSecond ?? NONE}</td>
                       <td>{outcome?.maxPgConnections ?? NONE}</td>
+                      <td>
+                        {entry?.saleId ? (
+                          <Link href={`/admin/sales/${entry.saleId}/timeline`} data-testid="timeline-link">
+                            {entry.status === "running" ? "watch live" : "open"}
+                          </Link>
+                        ) : NONE}
+                      </td>
                     </tr>
                   );
                 })}

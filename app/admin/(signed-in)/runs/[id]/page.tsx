@@ -24,6 +24,7 @@ export default async function RunPage(props: { params: Promise<{ id: string }> }
         <div>
           <a href={`/api/admin/runs/${run.id}/export`} className="button-link" download>Export JSON</a>
           <Link href="/admin" className="button-link">Back to dashboard</Link>
+          <Link href={`/admin/sales/${run.saleId}/timeline`} className="button-link" data-testid="timeline-link">Holder timeline</Link>
         </div>
       </div>
       <section className="card">

@@ -1,0 +1,31 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { requireAdminPage } from "@/lib/auth/guard";
+import { getTimeline } from "@/lib/timeline/store";
+import { HolderTimeline } from "./holder-timeline";
+
+export const dynamic = "force-dynamic";
+
+/** Kleppmann's lock diagram, drawn from what a run or lab case really did. */
+export default async function TimelinePage(props: { params: Promise<{ id: string }> }) {
+  const { id } = await props.params;
+  // The layout already turned strangers away; this check guards the data itself.
+  await requireAdminPage(`/admin/sales/${id}/timeline`);
+  if (!/^\d{1,9}$/.test(id)) notFound();
+  const view = await getTimeline(Number(id));
+  if (!view) notFound();
+  return (
+    <div className="dashboard timeline-page">
+      <div className="toolbar">
+        <h1>Holder timeline — sale #{view.saleId} <span className="strategy-badge">{view.strategy}</span></h1>
+        <div>
+          <Link href="/admin/lab" className="button-link">Pitfall lab</Link>
+          <Link href="/admin" className="button-link">Dashboard</Link>
+        </div>
+      </div>
+      <section className="card">
+        <HolderTimeline initial={view} />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,143 @@
+"use client";
+
+import { forwardRef } from "react";
+import type { Anomaly } from "@/lib/timeline/anomalies";
+import type { Holder } from "@/lib/timeline/holders";
+import { criticalSection } from "@/lib/timeline/holders";
+import { niceTicks, scale, type Layout } from "@/lib/timeline/layout";
+
+export const WIDTH = 1000;
+const LEFT = 150;
+const RIGHT = 16;
+const TOP = 30;
+export const LANE_H = 24;
+const VOTE_COLOURS = { granted: "#1f8a4c", held: "#c98a00", timeout: "#7a7a7a", down: "#c62828" } as const;
+
+interface Props {
+  readonly layout: Layout;
+  readonly anomalies: readonly Anomaly[];
+  readonly window: { readonly from: number; readonly to: number };
+  /** Redis µs: events after it are dimmed (the replay cursor). */
+  readonly cursor: number;
+  readonly focused?: number;
+}
+
+/** The space-time diagram: one lane per holder, grouped by instance; see the legend for marks. */
+export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg({ layout, anomalies, window, cursor, focused }, ref) {
+  const height = TOP + layout.rows.length * LANE_H + 8;
+  const x = scale(window.from, window.to, LEFT, WIDTH - RIGHT);
+  const clampX = (t: number) => Math.min(Math.max(x(t), LEFT), WIDTH - RIGHT);
+  const laneY = (row: number) => TOP + row * LANE_H;
+  const ms = (t: number) => (t - layout.start) / 1000;
+  const ticks = niceTicks(ms(window.from), ms(window.to), 8);
+  return (
+    <svg ref={ref} data-testid="timeline-svg" viewBox={`0 0 ${WIDTH} ${height}`} width="100%" role="img"
+      aria-label="Holder timeline: one lane per buyer that held or waited for the lock" xmlns="http://www.w3.org/2000/svg"
+      style={{ fontFamily: "system-ui, sans-serif", fontSize: 12, background: "#fff" }}>
+      <defs>
+        <clipPath id="plot"><rect x={LEFT} y={0} width={WIDTH - LEFT - RIGHT} height={height} /></clipPath>
+      </defs>
+      {ticks.map((tick) => (
+        <g key={tick}>
+          <line x1={x(layout.start + tick * 1000)} x2={x(layout.start + tick * 1000)} y1={TOP - 6} y2={height} stroke="#eee" />
+          <text x={x(layout.start + tick * 1000)} y={TOP - 10} textAnchor="middle" fill="#555">{tick} ms</text>
+        </g>
+      ))}
+      <g clipPath="url(#plot)">
+        {layout.faults.map((band, index) => (
+          <g key={`fault-${index}`} data-testid="timeline-fault">
+            <rect x={clampX(band.from)} y={TOP - 4} width={Math.max(2, clampX(band.to) - clampX(band.from))} height={height - TOP}
+              fill="#8a6d3b" opacity={0.08}><title>{band.note}</title></rect>
+            <text x={clampX(band.from) + 3} y={height - 4} fill="#6b5228">{band.note}</text>
+          </g>
+        ))}
+      </g>
+      {layout.rows.map((row, index) =>
+        row.kind === "instance" ? (
+          <text key={`i-${row.instance}`} x={6} y={laneY(index) + 16} fontWeight={700} fill="#333">{row.instance}</text>
+        ) : (
+          <Lane key={row.holder.id} holder={row.holder} y={laneY(index)} x={x} clampX={clampX} anomalies={anomalies} />
+        ),
+      )}
+      <g clipPath="url(#plot)">
+        {anomalies.map((anomaly, index) =>
+          anomaly.kind !== "overlap" ? null : anomaly.holders.map((id) => {
+            const y = laneY(layout.rowOf.get(id) ?? 0);
+            return (
+              <rect key={`overlap-${index}-${id}`} data-testid="timeline-overlap" data-focused={focused === index ? "true" : undefined}
+                x={clampX(anomaly.t)} y={y + 1} width={Math.max(3, clampX(anomaly.until) - clampX(anomaly.t))} height={LANE_H - 2}
+                fill="#d32f2f" opacity={0.55} stroke={focused === index ? "#000" : "none"} strokeWidth={2}>
+                <title>{anomaly.note}</title>
+              </rect>
+            );
+          }),
+        )}
+      </g>
+      {cursor < window.to && (
+        <g>
+          <rect x={clampX(cursor)} y={TOP - 4} width={WIDTH - RIGHT - clampX(cursor)} height={height - TOP} fill="#fff" opacity={0.7} />
+          <line x1={clampX(cursor)} x2={clampX(cursor)} y1={TOP - 6} y2={height} stroke="#1565c0" strokeWidth={2} />
+        </g>
+      )}
+    </svg>
+  );
+});
+
+/** Buyer names from load tools share a long prefix: the lane shows their distinctive end. */
+function shortName(name: string): string {
+  return name.length <= 14 ? name : `…${name.slice(-13)}`;
+}
+
+function Lane({ holder, y, x, clampX, anomalies }: { holder: Holder; y: number; x: (t: number) => number; clampX: (t: number) => number; anomalies: readonly Anomaly[] }) {
+  const mid = y + LANE_H / 2;
+  const end = holder.releasedAt ?? holder.outcomeAt ?? holder.write?.t ?? holder.leftAt ?? holder.acquiredAt;
+  const section = criticalSection(holder);
+  const late = anomalies.some((anomaly) => anomaly.kind === "write-after-expiry" && anomaly.holders[0] === holder.id);
+  const twice = anomalies.some((anomaly) => anomaly.kind === "unit-twice" && anomaly.holders.includes(holder.id));
+  const hover = [
+    `buyer ${holder.buyer ?? "?"} (holder ${holder.id}) on ${holder.instance ?? "?"}`,
+    holder.fence !== undefined ? `fencing token ${holder.fence}` : "",
+    holder.token ? `lock token ${holder.token}` : "",
+    holder.votes ? `votes ${holder.votes.votes.join(", ")}; validity left ${holder.votes.validityMs ?? "?"} ms` : "",
+  ].filter(Boolean).join("\n");
+  return (
+    <g>
+      <text x={6} y={mid + 4} fill="#333"><title>{hover}</title>{shortName(holder.buyer ?? holder.id)}</text>
+      {holder.votes && holder.votes.votes.map((vote, index) => (
+        <rect key={index} x={LEFT - 48 + index * 9} y={mid - 4} width={8} height={8} fill={VOTE_COLOURS[vote]}>
+          <title>{`node ${index + 1}: ${vote}`}</title>
+        </rect>
+      ))}
+      <g clipPath="url(#plot)">
+        <title>{hover}</title>
+        {holder.waitFrom !== undefined && (holder.acquiredAt ?? holder.outcomeAt) !== undefined && (
+          <line x1={x(holder.waitFrom)} x2={x((holder.acquiredAt ?? holder.outcomeAt)!)} y1={mid} y2={mid} stroke="#9e9e9e" strokeDasharray="2 3" />
+        )}
+        {holder.acquiredAt !== undefined && end !== undefined && (
+          <rect x={x(holder.acquiredAt)} y={y + 5} width={Math.max(2, x(end) - x(holder.acquiredAt))} height={LANE_H - 10} rx={3} fill="#90caf9" />
+        )}
+        {section && <rect x={x(section.from)} y={y + 5} width={Math.max(2, x(section.to) - x(section.from))} height={LANE_H - 10} fill="#1565c0" />}
+        {holder.expiresAt !== undefined && (
+          <line x1={x(holder.expiresAt)} x2={x(holder.expiresAt)} y1={y + 2} y2={y + LANE_H - 2} stroke="#ef6c00" strokeWidth={2} strokeDasharray="3 2">
+            <title>lease runs out here</title>
+          </line>
+        )}
+        {holder.renewals.map((t, index) => <line key={index} x1={x(t)} x2={x(t)} y1={y + 3} y2={y + 9} stroke="#1f8a4c" strokeWidth={2} />)}
+        {holder.read && <text x={x(holder.read.t) + 2} y={y + 4 + 7} fontSize={10} fill="#0d47a1">read {holder.read.stock}</text>}
+        {holder.write && (
+          <text x={x(holder.write.t) + 2} y={y + LANE_H - 1} fontSize={10} fontWeight={late || twice ? 700 : 400} fill={late || twice ? "#b71c1c" : "#0d47a1"}>
+            wrote {holder.write.stock}{late ? " (late)" : ""}
+          </text>
+        )}
+        {holder.refusedWrite && (
+          <text x={x(holder.refusedWrite.t)} y={mid + 4} fontSize={14} fontWeight={700} fill="#b71c1c">
+            ✕<title>{`write refused${holder.refusedWrite.fence !== undefined ? ` (fencing token ${holder.refusedWrite.fence})` : ""}${holder.refusedWrite.note ? `: ${holder.refusedWrite.note}` : ""}`}</title>
+          </text>
+        )}
+        {holder.outcome && holder.outcomeAt !== undefined && (
+          <text x={clampX(holder.outcomeAt) + 3} y={mid + 4} fontSize={10} fill="#6d4c41">{holder.outcome}</text>
+        )}
+      </g>
+    </g>
+  );
+}

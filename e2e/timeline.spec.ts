@@ -1,0 +1,45 @@
+import { expect, test } from "@playwright/test";
+import { disconnect } from "./support";
+
+test.afterAll(disconnect);
+
+test("a lab case's holder timeline shows the overlap in red; jump and the table view agree", async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto("/admin/login?next=/admin/lab");
+  await page.getByLabel("Password").fill(process.env.ADMIN_PASSWORD ?? "");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Pitfall lab" })).toBeVisible();
+
+  // "Work longer than the TTL, even with a token": the lease runs out mid-work, a second buyer
+  // takes the lock while the first is still inside.
+  const card = page.getByTestId("scenario-7");
+  await expect(card.getByRole("button", { name: "Run" })).toBeEnabled({ timeout: 30_000 });
+  await card.getByRole("button", { name: "Run" }).click();
+  await expect(card.getByTestId("verdict").first()).toContainText("the pitfall appeared", { timeout: 90_000 });
+
+  await card.getByTestId("timeline-link").first().click();
+  await expect(page.getByRole("heading", { name: /Holder timeline — sale #\d+/ })).toBeVisible();
+  const svg = page.getByTestId("timeline-svg");
+  await expect(svg).toBeVisible();
+  await expect(page.getByTestId("timeline-overlap").first()).toBeAttached();
+  const overlap = page.getByTestId("timeline-overlap").first();
+  await expect(overlap).toHaveCSS("fill", /rgb\((2[0-9]{2}), ([0-9]{1,2}|1[0-9]{2}), ([0-9]{1,2}|1[0-9]{2})\)/);
+
+  await page.getByTestId("timeline-jump").click();
+  const anomalies = page.getByTestId("timeline-anomalies");
+  await expect(anomalies.locator('[data-focused="true"]')).toHaveCount(1);
+  await expect(anomalies.locator('[data-focused="true"]')).toContainText(/were in the critical section at the same time|both read/);
+
+  await testInfo.attach("holder-timeline", { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });
+  await page.screenshot({ path: testInfo.outputPath("holder-timeline.png"), fullPage: true });
+
+  await page.getByRole("button", { name: /table/i }).click();
+  const table = page.getByTestId("timeline-table");
+  await expect(table).toBeVisible();
+  // The table lists the same events: a read and a write row at least, and as many rows as the API has events.
+  const saleId = /sales\/(\d+)\/timeline/.exec(page.url())?.[1];
+  const api = await page.request.get(`/api/admin/sales/${saleId}/timeline`);
+  const view = (await api.json()) as { events: unknown[] };
+  await expect(table.locator("tbody tr")).toHaveCount(view.events.length);
+  await expect(table).toContainText("read");
+});
