@@ -33,7 +33,7 @@ async function settled(read: () => Promise<number>, maxMs: number): Promise<void
  * Every answer is classified by status: 201 bought, 409 sold out, 423 busy, anything else an error;
  * a request unanswered at the wait timeout plus slack is cut off and counted as starved.
  */
-export async function runHttp(publicUrl: string, strategy: StrategyName, workload: Workload, label = strategy): Promise<RowResult> {
+export async function runHttp(publicUrl: string, strategy: StrategyName, workload: Workload, label: string = strategy): Promise<RowResult> {
   assertLoopback(publicUrl);
   await updateConfig({ strategy, lockTtlMs: workload.ttlMs, waitTimeoutMs: workload.waitTimeoutMs, workMs: workload.workMs });
   const sale = await resetSale({ initialStock: workload.initialStock });

@@ -13,6 +13,7 @@ import { getStrategy } from "../lib/locks/registry";
 import type { StrategyName } from "../lib/locks/strategies";
 import type { UnitLock } from "../lib/purchase/purchase";
 import { closeRedis, getRedis } from "../lib/redis";
+import { setTimelineRecording } from "../lib/sale/config";
 import { CONFIG_KEY } from "../lib/sale/keys";
 import { resetSale } from "../lib/sale/sale";
 import { assertLoopback, runHttp } from "./http";
@@ -47,7 +48,8 @@ function nodeRedlockTuned(workload: Workload) {
 interface Row {
   readonly label: string;
   readonly level: "in-process" | "http";
-  run(): Promise<RowResult>;
+  /** One result, or several for a row measured in parts (the timeline's on/off pair). */
+  run(): Promise<RowResult | RowResult[]>;
 }
 
 function rows(workload: Workload, publicUrl: string): Row[] {
@@ -64,8 +66,55 @@ function rows(workload: Workload, publicUrl: string): Row[] {
     inProcess("fixed-sleep poll 200 ms", () => fixedSleepPeer(200)),
     inProcess("fixed-sleep poll 50 ms", () => fixedSleepPeer(50)),
     ...PROJECT_ROWS.map((name): Row => ({ label: name, level: "http", run: () => runHttp(publicUrl, name, workload) })),
+    // The holder timeline's cost: recording on and off, measured in the order on, off, off, on so
+    // that warming up over the run favours neither side; each side is the mean of its two.
+    ...TIMELINE_ROWS.map((name): Row => ({
+      label: `${name}${TIMELINE_ON}`,
+      level: "http",
+      async run() {
+        const measure = async (on: boolean) => {
+          await setTimelineRecording(on);
+          return runHttp(publicUrl, name, workload, `${name}${on ? TIMELINE_ON : TIMELINE_OFF}`);
+        };
+        try {
+          const on1 = await measure(true);
+          const off1 = await measure(false);
+          const off2 = await measure(false);
+          const on2 = await measure(true);
+          return [meanOf(on1, on2), meanOf(off1, off2)];
+        } finally {
+          await setTimelineRecording(true);
+        }
+      },
+    })),
   ];
 }
+
+/** Two measurements of one row as one: rates and latencies averaged, counts added. */
+function meanOf(a: RowResult, b: RowResult): RowResult {
+  const mean = (x: number, y: number) => (x + y) / 2;
+  return {
+    ...a,
+    windowMs: a.windowMs + b.windowMs,
+    attempts: a.attempts + b.attempts,
+    bought: a.bought + b.bought,
+    busy: a.busy + b.busy,
+    soldOut: a.soldOut + b.soldOut,
+    errors: a.errors + b.errors,
+    starved: a.starved + b.starved,
+    purchasesPerSecond: mean(a.purchasesPerSecond, b.purchasesPerSecond),
+    p50: mean(a.p50, b.p50),
+    p99: mean(a.p99, b.p99),
+    max: Math.max(a.max, b.max),
+    redisCommandsPerPurchase: mean(a.redisCommandsPerPurchase, b.redisCommandsPerPurchase),
+    peakHolders: Math.max(a.peakHolders, b.peakHolders),
+    lostUpdates: a.lostUpdates + b.lostUpdates,
+  };
+}
+
+const TIMELINE_ROWS: readonly StrategyName[] = ["token-lua", "atomic"];
+const TIMELINE_ON = " (timeline on)";
+const TIMELINE_OFF = " (timeline off)";
 
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
 const percent = (part: number, whole: number) => (whole ? `${((100 * part) / whole).toFixed(1)} %` : "–");
@@ -104,6 +153,13 @@ function ratios(results: readonly RowResult[]): string[] {
   if (token && atomic) {
     const ratio = token.purchasesPerSecond / Math.max(atomic.purchasesPerSecond, 1e-9);
     out.push(`${mark(ratio >= 0.5)} token-lua ÷ atomic over HTTP, purchases/s: ${ratio.toFixed(2)} (aim ≥ 0.5)`);
+  }
+  for (const name of TIMELINE_ROWS) {
+    const on = find("http", `${name}${TIMELINE_ON}`);
+    const off = find("http", `${name}${TIMELINE_OFF}`);
+    if (!on || !off) continue;
+    const ratio = on.purchasesPerSecond / Math.max(off.purchasesPerSecond, 1e-9);
+    out.push(`${mark(ratio >= 0.95)} ${name} over HTTP, timeline recording on ÷ off (measured on, off, off, on), purchases/s: ${ratio.toFixed(3)} (aim ≥ 0.95)`);
   }
   const starved = results.filter((r) => r.starved > 0);
   out.push(starved.length === 0
@@ -154,7 +210,7 @@ async function main(): Promise<number> {
       }
       process.stderr.write(`… ${row.level} ${row.label}\n`);
       try {
-        results.push(await row.run());
+        results.push(...[await row.run()].flat());
       } catch (error) {
         // One broken row must not cost the others their figures; it is reported below the table.
         failed.push(`${row.level} ${row.label}: ${(error as Error).message}`);
