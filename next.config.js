@@ -2,8 +2,9 @@
 const nextConfig = {
   // Two instances sit behind nginx; neither should advertise itself or its framework.
   poweredByHeader: false,
-  // ioredis and pg open sockets; keep them out of the server bundle and load them from node_modules.
-  serverExternalPackages: ["ioredis", "pg", "@prisma/adapter-pg"],
+  // ioredis, pg and the lock services' clients open sockets (etcd3's gRPC also reads its .proto
+  // files at run time); keep them out of the server bundle and load them from node_modules.
+  serverExternalPackages: ["ioredis", "pg", "@prisma/adapter-pg", "etcd3", "node-zookeeper-client"],
 };
 
 module.exports = nextConfig;

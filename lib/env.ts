@@ -8,13 +8,26 @@ const hostPort = z
   .string()
   .regex(/^[^\s:,]+:\d{1,5}$/, "expected host:port");
 
+/** A comma-separated host:port list with the local stack's default. */
+const hostPortList = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value) => value.split(",").map((part) => part.trim()).filter(Boolean))
+    .pipe(z.array(hostPort).min(1, "list at least one host:port"));
+
 /** Exported for the local stack (scripts/stack/config.ts), which starts the servers these name. */
 export const envSchema = z.object({
-  REDIS_NODES: z
-    .string()
-    .default("127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003,127.0.0.1:7004,127.0.0.1:7005")
-    .transform((value) => value.split(",").map((part) => part.trim()).filter(Boolean))
-    .pipe(z.array(hostPort).min(1, "list at least one host:port")),
+  REDIS_NODES: hostPortList("127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003,127.0.0.1:7004,127.0.0.1:7005"),
+  /** The Sentinels watching the `sentinel` strategies' primary (SENTINEL_MASTER names it). */
+  SENTINELS: hostPortList("127.0.0.1:26381,127.0.0.1:26382,127.0.0.1:26383"),
+  SENTINEL_MASTER: z.string().regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, _ . -").default("locklab"),
+  /** The primary and its replica the Sentinels manage (the stack starts them; the app asks the Sentinels). */
+  SENTINEL_REDIS: hostPortList("127.0.0.1:7101,127.0.0.1:7102"),
+  /** The ZooKeeper ensemble's client addresses. */
+  ZOOKEEPER_HOSTS: hostPortList("127.0.0.1:12181,127.0.0.1:12182,127.0.0.1:12183"),
+  /** The etcd cluster's client addresses (each member's peer port is its client port + 1). */
+  ETCD_ENDPOINTS: hostPortList("127.0.0.1:12379,127.0.0.1:12389,127.0.0.1:12399"),
   DATABASE_URL: z.string().url().default("postgresql://locklab@127.0.0.1:55432/locklab"),
   SHADOW_DATABASE_NAME: z.string().default("locklab_shadow"),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
@@ -25,6 +38,7 @@ export const envSchema = z.object({
   LOCK_TTL_MS: z.coerce.number().int().min(1).default(2000),
   WAIT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
   WORK_MS: z.coerce.number().int().min(0).default(5),
+  LOCK_DELAY_MS: z.coerce.number().int().min(0).default(0),
   INITIAL_STOCK: z.coerce.number().int().min(0).default(100),
   ADMIN_PASSWORD: z.string().min(8, "use at least 8 characters").optional(),
   /** Signs admin session cookies; defaults to a key derived from ADMIN_PASSWORD. */

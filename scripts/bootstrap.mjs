@@ -88,6 +88,10 @@ function missingSystemPackages() {
     ['redis-server', () => onPath('redis-server')],
     ['nginx', () => onPath('nginx')],
     ['postgresql', hasInitdb],
+    // The articles' other lock services: a Sentinel-managed primary, a ZooKeeper ensemble, etcd.
+    ['redis-sentinel', () => onPath('redis-sentinel')],
+    ['zookeeper', () => fs.existsSync('/usr/share/java/zookeeper.jar')],
+    ['etcd-server', () => onPath('etcd')],
   ];
   if (mode === 'test' && process.env.SKIP_E2E !== '1') {
     needed.push(['chromium', () => fs.existsSync('/usr/bin/chromium') || onPath('chromium')]);

@@ -11,6 +11,7 @@ import { finishLabRun, getLabRun, saveLabRun, type CaseOutcome, type LabRunRecor
 import { ALL_PITFALLS, findScenario, type LabCase, type LabStep, type Pitfall, type Via } from "./scenarios";
 import { getStackStatus, stackControl } from "./stack-control";
 import { recordFault } from "../timeline/faults";
+import { failOver, holdReplication } from "./sentinel-faults";
 import { keepTimeline } from "../timeline/store";
 
 /**
@@ -98,6 +99,13 @@ async function runStep(step: LabStep, state: CaseState, prefix: string): Promise
     case "sleep":
       await sleep(step.ms);
       return;
+    case "member":
+      for (const member of step.members) await stackControl(`/${step.service}/${member}/${step.action}`);
+      return;
+    case "hold-replication":
+      return holdReplication(step.ms);
+    case "fail-over":
+      return failOver(step.timeoutMs);
   }
 }
 
@@ -119,7 +127,7 @@ function percentile(values: number[], share: number): number {
 
 export async function runCase(labCase: LabCase, prefix: string, onSale?: (saleId: number) => Promise<void>): Promise<CaseOutcome> {
   await resetLab();
-  await updateConfig({ strategy: labCase.strategy, lockTtlMs: labCase.lockTtlMs, waitTimeoutMs: labCase.waitTimeoutMs, workMs: labCase.workMs });
+  await updateConfig({ strategy: labCase.strategy, lockTtlMs: labCase.lockTtlMs, waitTimeoutMs: labCase.waitTimeoutMs, workMs: labCase.workMs, lockDelayMs: labCase.lockDelayMs ?? 0 });
   await setNestedLock(Boolean(labCase.nestedLock));
   for (const fault of labCase.faults ?? []) await setFault(fault.point, fault.ms, fault.times);
   const sale = await resetSale({ initialStock: labCase.initialStock });
@@ -157,7 +165,8 @@ export async function runCase(labCase: LabCase, prefix: string, onSale?: (saleId
   const requirementsMet =
     (!labCase.require?.allUnavailable || (total("unavailable") === buyers && stats.orders === 0 && stats.lostUnits === 0))
     && (!labCase.require?.staleRefused || stats.staleRefused > 0)
-    && (!labCase.require?.someBusy || total("busy") > 0);
+    && (!labCase.require?.someBusy || total("busy") > 0)
+    && (!labCase.require?.someBought || total("bought") > 0);
   // The case's holder timeline is kept with it (best effort: a picture, never the verdict).
   await keepTimeline(sale.id).catch(() => {});
   const busiest = state.loads.reduce((a, b) => (b.bought > (a?.bought ?? -1) ? b : a), undefined as BurstResult | undefined);

@@ -1,5 +1,6 @@
 import type Redis from "ioredis";
 import type { Pool } from "pg";
+import type { LockServices } from "../lock-services";
 import type { ReleaseSignals } from "./release-signal";
 
 /**
@@ -18,4 +19,8 @@ export interface LockClients {
   readonly lockPool: () => Pool;
   /** Wakes waiters when a lock is released (pub/sub), instead of a fixed-interval poll. */
   readonly releases: ReleaseSignals;
+  /** The articles' other lock services: the Sentinel-managed primary, ZooKeeper, etcd. */
+  readonly services: () => LockServices;
+  /** Release messages on the Sentinel-managed primary (its locks publish there). */
+  readonly sentinelReleases: ReleaseSignals;
 }

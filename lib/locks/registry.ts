@@ -1,4 +1,5 @@
 import { getLockPool } from "../db";
+import { getLockServices } from "../lock-services";
 import { getRedis, getRedisNodes, getSubscriber, getWatchConnection } from "../redis";
 import type { LockClients } from "./clients";
 import { createReleaseSignals } from "./release-signal";
@@ -15,6 +16,8 @@ export function appLockClients(): LockClients {
     watchConnection: getWatchConnection,
     lockPool: getLockPool,
     releases: createReleaseSignals(getSubscriber),
+    services: getLockServices,
+    sentinelReleases: createReleaseSignals(() => getLockServices().sentinelSubscriber()),
   };
 }
 

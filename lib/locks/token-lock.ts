@@ -7,7 +7,8 @@ import { releaseChannel } from "./release-signal";
 import { ACQUIRED, lockScripts } from "./scripts";
 import { holdSharedLock, type SharedLock } from "./shared-lock";
 import { lockKey } from "../sale/keys";
-import type { LockOptions, LockStrategy } from "./types";
+import type Redis from "ioredis";
+import { LockUnavailableError, type LockOptions, type LockStrategy } from "./types";
 
 /**
  * The token lock on Redis node 1 and its variants: `SET key token NX PX ttl` with a random token
@@ -27,7 +28,14 @@ export interface TokenLockVariant {
   readonly fencing?: boolean;
   /** Line this instance's buyers up locally, so only the head contends in Redis. */
   readonly localLine: boolean;
+  /** Where the lock lives: Redis node 1 (default), or the primary the Sentinels name now. */
+  readonly server?: "node-1" | "sentinel";
+  /** The lock counts only once `WAIT 1` says a replica has it (Redisson's plain lock does this). */
+  readonly replicaAck?: boolean;
 }
+
+/** How long an acquire waits for a replica to confirm the lock before giving up as unavailable. */
+export const REPLICA_ACK_MS = 200;
 
 export function createTokenLock(clients: LockClients, variant: TokenLockVariant): LockStrategy {
   return {
@@ -49,7 +57,9 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
 const handsOn = (variant: TokenLockVariant) => variant.unlock === "lua" && !variant.fencing && !variant.watchdog;
 
 function tokenLock(clients: LockClients, resource: string, options: LockOptions, variant: TokenLockVariant): SharedLock {
-  const redis = lockScripts(clients.redis());
+  const server = variant.server === "sentinel" ? clients.services().sentinel() : clients.redis();
+  const releases = variant.server === "sentinel" ? clients.sentinelReleases : clients.releases;
+  const redis = lockScripts(server);
   const key = lockKey(resource);
   const token = randomUUID();
   const channel = releaseChannel(resource);
@@ -59,7 +69,7 @@ function tokenLock(clients: LockClients, resource: string, options: LockOptions,
     handOn: handsOn(variant),
     async acquire(deadline) {
       let sentAt = now();
-      await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs, releases: clients.releases }, async () => {
+      await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs, releases }, async () => {
         sentAt = now();
         if (variant.fencing) {
           const answer = await redis.acquireFencedLock(key, `fence:${resource}`, token, options.ttlMs);
@@ -71,6 +81,7 @@ function tokenLock(clients: LockClients, resource: string, options: LockOptions,
           return { acquired: false, holderTtlMs: holderTtlMs < 0 ? Infinity : holderTtlMs };
         }
         const answer = await redis.acquireTokenLock(key, token, options.ttlMs);
+        if (answer === ACQUIRED && variant.replicaAck) await confirmOnReplica(server, key, token, channel, redis);
         if (answer === ACQUIRED) return { acquired: true };
         return { acquired: false, holderTtlMs: answer < 0 ? Infinity : answer };
       });
@@ -89,6 +100,19 @@ function tokenLock(clients: LockClients, resource: string, options: LockOptions,
     }),
     ...(variant.fencing && { fencingToken: () => fencingToken }),
   };
+}
+
+/**
+ * `WAIT 1`: the lock counts only once a replica has acknowledged it, so a failover right after
+ * the acquire does not forget it. What WAIT cannot promise: the replica may still lose the write
+ * (it is not durable there either), a failover may promote another replica that did not ack, and
+ * a lock taken after WAIT timed out on the old primary is released here but may reach the replica.
+ */
+async function confirmOnReplica(server: Redis, key: string, token: string, channel: string, redis: ReturnType<typeof lockScripts>): Promise<void> {
+  const acks = await server.wait(1, REPLICA_ACK_MS);
+  if (acks >= 1) return;
+  await redis.releaseTokenLock(key, token, channel).catch(() => undefined);
+  throw new LockUnavailableError(`no replica confirmed the lock on ${key} within ${REPLICA_ACK_MS} ms`);
 }
 
 /** Unsafe on purpose: between the GET and the DEL the lock can expire and be taken by another. */

@@ -27,6 +27,12 @@ export interface LockOptions {
    * is handed on only to a buyer of the same epoch. @default 0
    */
   readonly epoch?: number;
+  /**
+   * Chubby's lock-delay (zookeeper, etcd): after a holder's session or lease ran out without a
+   * release, nobody takes the lock for this long, so the old holder's late write lands (or is
+   * refused) before a new holder starts. @default 0
+   */
+  readonly lockDelayMs?: number;
 }
 
 /**

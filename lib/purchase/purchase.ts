@@ -57,6 +57,7 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
     // The lab's delays at the lock's own steps.
     onStep: (step) => faultDelay(config.faults, step),
     epoch: config.epoch,
+    lockDelayMs: config.lockDelayMs,
   };
   const reservation: ReservationMeta = { id: randomUUID(), buyer: input.buyer, instance, strategy: config.strategy, runId: sale.runId ?? null };
   const timeline = config.recordTimeline ? holderTimeline(appRecorder(), sale.id, holderId(reservation.id), instance) : undefined;

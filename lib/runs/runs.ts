@@ -71,6 +71,7 @@ export async function startRun(input: RunCreate): Promise<{ run: RunRecord; repo
       lockTtlMs: input.lockTtlMs,
       waitTimeoutMs: input.waitTimeoutMs,
       workMs: input.workMs,
+      lockDelayMs: input.lockDelayMs,
     });
     const sale = await resetSale({ initialStock: input.initialStock });
     const totalRequests = input.durationMs ? undefined : (input.totalRequests ?? Math.max(200, input.initialStock * 4));

@@ -13,7 +13,7 @@ import { quiesced } from "./switch";
 export function getDefaultConfig(): LockConfig {
   const env = getEnv();
   const strategy = isStrategyName(env.LOCK_STRATEGY) ? env.LOCK_STRATEGY : "token-lua";
-  return { strategy, lockTtlMs: env.LOCK_TTL_MS, waitTimeoutMs: env.WAIT_TIMEOUT_MS, workMs: env.WORK_MS };
+  return { strategy, lockTtlMs: env.LOCK_TTL_MS, waitTimeoutMs: env.WAIT_TIMEOUT_MS, workMs: env.WORK_MS, lockDelayMs: env.LOCK_DELAY_MS };
 }
 
 /** The config plus the lab's settings (faults, nested locking), from the same one read. */
@@ -32,7 +32,7 @@ export interface ActiveConfig extends LockConfig {
 const NESTED_FIELD = "lab:nested";
 const TIMELINE_FIELD = "timeline";
 /** The fields a config reset removes; `epoch` stays, or an old holder's epoch could match again. */
-const SETTING_FIELDS = ["strategy", "lockTtlMs", "waitTimeoutMs", "workMs", NESTED_FIELD] as const;
+const SETTING_FIELDS = ["strategy", "lockTtlMs", "waitTimeoutMs", "workMs", "lockDelayMs", NESTED_FIELD] as const;
 
 export async function getActiveConfig(): Promise<ActiveConfig> {
   const stored = await getRedis().hgetall(CONFIG_KEY);
@@ -68,6 +68,7 @@ function configFrom(stored: Record<string, string>): LockConfig {
     lockTtlMs: stored.lockTtlMs ? Number(stored.lockTtlMs) : defaults.lockTtlMs,
     waitTimeoutMs: stored.waitTimeoutMs ? Number(stored.waitTimeoutMs) : defaults.waitTimeoutMs,
     workMs: stored.workMs ? Number(stored.workMs) : defaults.workMs,
+    lockDelayMs: stored.lockDelayMs ? Number(stored.lockDelayMs) : defaults.lockDelayMs,
   };
   const parsed = lockConfigSchema.safeParse(merged);
   return parsed.success ? parsed.data : defaults;

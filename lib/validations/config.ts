@@ -6,6 +6,8 @@ export const lockConfigSchema = z.object({
   lockTtlMs: z.number().int().min(1).max(600_000),
   waitTimeoutMs: z.number().int().min(0).max(120_000),
   workMs: z.number().int().min(0).max(60_000),
+  /** Chubby's lock-delay for the zookeeper and etcd locks: 0 for none. */
+  lockDelayMs: z.number().int().min(0).max(60_000),
 });
 
 export type LockConfig = z.infer<typeof lockConfigSchema>;

@@ -10,6 +10,7 @@ export const runCreateSchema = z
     lockTtlMs: z.number().int().min(1).max(600_000).optional(),
     waitTimeoutMs: z.number().int().min(0).max(120_000).optional(),
     workMs: z.number().int().min(0).max(60_000).optional(),
+    lockDelayMs: z.number().int().min(0).max(60_000).optional(),
     initialStock: z.number().int().min(0).max(100_000).default(100),
     tool: z.enum(LOAD_TOOLS).default("node"),
     vus: z.number().int().min(1).max(2_000).default(50),

@@ -32,8 +32,23 @@ export interface AppConfig {
   readonly instance: string;
 }
 
+/** A member of one of the lock-service clusters (Sentinel's Redis pair and Sentinels, ZooKeeper, etcd). */
+export interface MemberConfig {
+  /** 1-based, as in the control API's /<service>/<index>/… */
+  readonly index: number;
+  readonly host: string;
+  readonly port: number;
+  readonly addr: string;
+}
+
 export interface StackConfig {
   readonly redis: readonly RedisNodeConfig[];
+  /** The Sentinel-managed primary (first) and its replica. */
+  readonly sentinelRedis: readonly MemberConfig[];
+  readonly sentinels: readonly MemberConfig[];
+  readonly sentinelMaster: string;
+  readonly zookeeper: readonly MemberConfig[];
+  readonly etcd: readonly MemberConfig[];
   /** Set by the user: a server already answering there is used instead of refused. */
   readonly redisExplicit: boolean;
   readonly database: DatabaseConfig;
@@ -48,6 +63,11 @@ export interface StackConfig {
 /** What an unset or blank variable means. */
 export const DEFAULTS = Object.freeze({
   REDIS_NODES: envSchema.shape.REDIS_NODES.parse(undefined).join(","),
+  SENTINEL_REDIS: envSchema.shape.SENTINEL_REDIS.parse(undefined).join(","),
+  SENTINELS: envSchema.shape.SENTINELS.parse(undefined).join(","),
+  SENTINEL_MASTER: envSchema.shape.SENTINEL_MASTER.parse(undefined),
+  ZOOKEEPER_HOSTS: envSchema.shape.ZOOKEEPER_HOSTS.parse(undefined).join(","),
+  ETCD_ENDPOINTS: envSchema.shape.ETCD_ENDPOINTS.parse(undefined).join(","),
   DATABASE_URL: envSchema.shape.DATABASE_URL.parse(undefined),
   APP_PORTS: "3001,3002",
   PUBLIC_PORT: "3000",
@@ -102,14 +122,21 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
   const explicit = (name: string) => (env[name] ?? "").trim() !== "";
   const value = (name: keyof typeof DEFAULTS) => (explicit(name) ? (env[name] ?? "").trim() : DEFAULTS[name]);
 
-  const redis = value("REDIS_NODES")
-    .split(",")
-    .filter((s) => s.trim())
-    .map((addr, i) => {
-      const { host, port } = parseHostPort(addr, "REDIS_NODES");
-      return { index: i + 1, host, port, addr: `${host}:${port}` };
-    });
-  if (redis.length === 0) throw new StackError("REDIS_NODES: list at least one host:port");
+  const members = (name: keyof typeof DEFAULTS, count?: number): MemberConfig[] => {
+    const list = value(name)
+      .split(",")
+      .filter((s) => s.trim())
+      .map((addr, i) => {
+        const { host, port } = parseHostPort(addr, name);
+        return { index: i + 1, host, port, addr: `${host}:${port}` };
+      });
+    if (list.length === 0) throw new StackError(`${name}: list at least one host:port`);
+    if (count !== undefined && list.length !== count) throw new StackError(`${name}: list exactly ${count} host:port addresses`);
+    return list;
+  };
+  const redis = members("REDIS_NODES");
+  const sentinelMaster = value("SENTINEL_MASTER");
+  if (!/^[A-Za-z0-9_.-]+$/.test(sentinelMaster)) throw new StackError(`SENTINEL_MASTER: "${sentinelMaster}" may hold only letters, digits, _ . -`);
 
   const database = parseDatabase(value("DATABASE_URL"));
 
@@ -121,6 +148,11 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
 
   return {
     redis,
+    sentinelRedis: members("SENTINEL_REDIS", 2),
+    sentinels: members("SENTINELS"),
+    sentinelMaster,
+    zookeeper: members("ZOOKEEPER_HOSTS"),
+    etcd: members("ETCD_ENDPOINTS"),
     redisExplicit: explicit("REDIS_NODES"),
     database,
     databaseExplicit: explicit("DATABASE_URL"),

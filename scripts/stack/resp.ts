@@ -82,6 +82,11 @@ export function redisCommand(
   });
 }
 
+/** The reply of one command, or undefined when none came. */
+export async function redisReply(host: string, port: number, args: readonly string[], timeoutMs = 1000): Promise<RespValue | undefined> {
+  return replyOf(await redisCommand(host, port, args, timeoutMs));
+}
+
 function replyOf(result: RedisResult): RespValue | undefined {
   return "reply" in result ? result.reply : undefined;
 }

@@ -60,6 +60,11 @@ export function stackEnv(cfg: StackConfig, password: string): StackEnv {
   return {
     ADMIN_PASSWORD: password,
     REDIS_NODES: cfg.redis.map((n) => n.addr).join(","),
+    SENTINELS: cfg.sentinels.map((n) => n.addr).join(","),
+    SENTINEL_MASTER: cfg.sentinelMaster,
+    SENTINEL_REDIS: cfg.sentinelRedis.map((n) => n.addr).join(","),
+    ZOOKEEPER_HOSTS: cfg.zookeeper.map((n) => n.addr).join(","),
+    ETCD_ENDPOINTS: cfg.etcd.map((n) => n.addr).join(","),
     DATABASE_URL: cfg.database.url,
     APP_PORTS: cfg.apps.map((a) => a.port).join(","),
     PUBLIC_PORT: String(cfg.publicPort),

@@ -28,7 +28,7 @@ async function expectHonestSale(bought: number) {
   expect(stats.verdict).toBe("PASS");
 }
 
-const SAFE: readonly StrategyName[] = ["token-lua", "redlock", "pg-for-update", "atomic"];
+const SAFE: readonly StrategyName[] = ["token-lua", "redlock", "pg-for-update", "atomic", "sentinel", "sentinel-wait", "zookeeper", "etcd"];
 /** The pitfall lab's variants: with no fault injected and work well inside the TTL, all sell honestly. */
 const LAB_VARIANTS: readonly StrategyName[] = [
   "setnx-no-expiry",
@@ -37,6 +37,8 @@ const LAB_VARIANTS: readonly StrategyName[] = [
   "token-watchdog",
   "token-fencing",
   "token-reentrant",
+  "zookeeper-unfenced",
+  "etcd-unfenced",
 ];
 
 describe.each(SAFE)("%s (safe)", (strategy) => {

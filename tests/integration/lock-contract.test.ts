@@ -157,6 +157,15 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   "token-reentrant": [TOKEN, REDIS_NODE_1],
   "pg-nowait": [{ exclusive: true, waits: false, lease: true, fifo: false }, { stop: ["/postgres/stop"] }],
   "pg-unfenced": [{ exclusive: true, waits: true, lease: true, checked: false, fifo: false }, { stop: ["/postgres/stop"] }],
+  // With its primary and its replica both down there is nothing to fail over to.
+  sentinel: [TOKEN, { stop: ["/sentinel-redis/1/stop", "/sentinel-redis/2/stop"] }],
+  // The primary alone is not enough: without a replica to confirm it, no lock counts.
+  "sentinel-wait": [TOKEN, { stop: ["/sentinel-redis/2/stop"] }],
+  // Sessions and leases are kept alive while the holder works; without a quorum there is no lock.
+  zookeeper: [{ ...TOKEN, lease: false }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
+  etcd: [{ ...TOKEN, lease: false }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
+  "zookeeper-unfenced": [{ ...TOKEN, lease: false }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
+  "etcd-unfenced": [{ ...TOKEN, lease: false }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
 };
 
 for (const name of STRATEGY_NAMES) runLockContract(name, CONTRACTS[name][0], CONTRACTS[name][1]);

@@ -4,6 +4,7 @@
  */
 import type Redis from "ioredis";
 import { createLockPool } from "@/lib/db";
+import { openLockServices } from "@/lib/lock-services";
 import { getEnv } from "@/lib/env";
 import type { LockClients } from "@/lib/locks/clients";
 import { createReleaseSignals } from "@/lib/locks/release-signal";
@@ -27,6 +28,7 @@ export function openLockClients(): TestLockClients {
   };
   let watch: Redis | undefined;
   const pool = createLockPool(20);
+  const services = openLockServices("contract");
   return {
     redis: () => nodes[0]!,
     redisNodes: () => nodes,
@@ -39,7 +41,10 @@ export function openLockClients(): TestLockClients {
     },
     lockPool: () => pool,
     releases: createReleaseSignals(subscriberFor),
+    services: () => services,
+    sentinelReleases: createReleaseSignals(() => services.sentinelSubscriber()),
     async close() {
+      await services.close();
       await Promise.allSettled([...nodes, ...subscribers.values(), watch].map((client) => client?.quit()));
       await pool.end().catch(() => {});
     },

@@ -19,7 +19,7 @@ describe("lockConfigUpdateSchema", () => {
     expect(lockConfigUpdateSchema.parse({ lockTtlMs: 100, workMs: 0 })).toEqual({ lockTtlMs: 100, workMs: 0 });
   });
 
-  it.each([{ strategy: "zookeeper" }, { lockTtlMs: 0 }, { workMs: -1 }, { waitTimeoutMs: 1.5 }, { color: "red" }])(
+  it.each([{ strategy: "chubby" }, { lockTtlMs: 0 }, { workMs: -1 }, { waitTimeoutMs: 1.5 }, { color: "red" }])(
     "refuses %j",
     (input) => {
       expect(lockConfigUpdateSchema.safeParse(input).success).toBe(false);

@@ -1,12 +1,16 @@
 import type { LockClients } from "../clients";
 import type { LockStrategy } from "../types";
 import { createAtomic } from "./atomic";
+import { createEtcd } from "./etcd";
+import { createEtcdUnfenced } from "./etcd-unfenced";
 import { createLocal } from "./local";
 import { createNone } from "./none";
 import { createPgForUpdate } from "./pg-for-update";
 import { createPgNowait } from "./pg-nowait";
 import { createPgUnfenced } from "./pg-unfenced";
 import { createRedlock } from "./redlock";
+import { createSentinel } from "./sentinel";
+import { createSentinelWait } from "./sentinel-wait";
 import { createSetnx } from "./setnx";
 import { createSetnxNoExpiry } from "./setnx-no-expiry";
 import { createTokenFencing } from "./token-fencing";
@@ -15,12 +19,14 @@ import { createTokenLua } from "./token-lua";
 import { createTokenReentrant } from "./token-reentrant";
 import { createTokenWatch } from "./token-watch";
 import { createTokenWatchdog } from "./token-watchdog";
+import { createZookeeper } from "./zookeeper";
+import { createZookeeperUnfenced } from "./zookeeper-unfenced";
 
 export type StrategyFactory = (clients: LockClients) => LockStrategy;
 
 /**
- * Every strategy by name: the six of the lesson, then `atomic` (no lock needed), then the pitfall
- * lab's variants. The one list of names (STRATEGY_NAMES) is its keys, in this order.
+ * Every strategy by name: the six of the lesson, then `atomic` (no lock needed), then the
+ * articles' other lock services (Sentinel, ZooKeeper, etcd), then the pitfall lab's variants. The one list of names (STRATEGY_NAMES) is its keys, in this order.
  */
 export const STRATEGY_FACTORIES = {
   none: createNone,
@@ -30,6 +36,10 @@ export const STRATEGY_FACTORIES = {
   redlock: (clients) => createRedlock(clients),
   "pg-for-update": createPgForUpdate,
   atomic: createAtomic,
+  sentinel: createSentinel,
+  "sentinel-wait": createSentinelWait,
+  zookeeper: createZookeeper,
+  etcd: createEtcd,
   "setnx-no-expiry": createSetnxNoExpiry,
   "token-get-del": createTokenGetDel,
   "token-watch": createTokenWatch,
@@ -38,6 +48,8 @@ export const STRATEGY_FACTORIES = {
   "token-reentrant": createTokenReentrant,
   "pg-nowait": createPgNowait,
   "pg-unfenced": createPgUnfenced,
+  "zookeeper-unfenced": createZookeeperUnfenced,
+  "etcd-unfenced": createEtcdUnfenced,
 } as const satisfies Record<string, StrategyFactory>;
 
 export type StrategyName = keyof typeof STRATEGY_FACTORIES;

@@ -11,5 +11,8 @@ import { apps } from "./apps";
 import { nginx } from "./nginx";
 import { postgres } from "./postgres";
 import { redis } from "./redis";
+import { sentinel, sentinelRedis } from "./sentinel";
+import { zookeeper } from "./zookeeper";
+import { etcd } from "./etcd";
 
-export const SERVICES: readonly ServiceFactory[] = [postgres, redis, apps, nginx];
+export const SERVICES: readonly ServiceFactory[] = [postgres, redis, sentinelRedis, sentinel, zookeeper, etcd, apps, nginx];

@@ -16,6 +16,7 @@ const readKnobs = (form: FormData) => ({
   lockTtlMs: numberOr(form.get("lockTtlMs")),
   waitTimeoutMs: numberOr(form.get("waitTimeoutMs")),
   workMs: numberOr(form.get("workMs")),
+  lockDelayMs: numberOr(form.get("lockDelayMs")),
 });
 
 /**

@@ -37,6 +37,9 @@ export function KnobFields({ config, errors }: { config: LockConfig; errors: Fie
       <Field label="Simulated work (ms)" errors={errors.workMs}>
         <input name="workMs" type="number" min={0} key={`work-${config.workMs}`} defaultValue={config.workMs} />
       </Field>
+      <Field label="Lock-delay (ms, zookeeper/etcd)" errors={errors.lockDelayMs}>
+        <input name="lockDelayMs" type="number" min={0} key={`delay-${config.lockDelayMs}`} defaultValue={config.lockDelayMs} />
+      </Field>
     </>
   );
 }

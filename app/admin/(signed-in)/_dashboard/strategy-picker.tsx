@@ -22,7 +22,7 @@ const LOCAL_LINE = {
   queue: {
     label: "local line: queue",
     meaning:
-      "Buyers on one app instance queue in-process, and only the head of the line contends in Redis. Each holder still releases the lock before the next local buyer takes it again.",
+      "Buyers on one app instance queue in-process, and only the head of the line contends in the shared lock server (Redis, ZooKeeper, etcd). Each holder still releases the lock before the next local buyer takes it again.",
   },
   none: {
     label: "no local line: every buyer contends on its own",

@@ -1,0 +1,79 @@
+import Redis from "ioredis";
+import { getEnv } from "../env";
+import { stackControl } from "./stack-control";
+
+/**
+ * The lab's Sentinel faults, asked of the Sentinels and the Redis pair themselves: which member is
+ * the primary now, holding replication back on the replica, killing the primary, waiting for the
+ * Sentinels to promote the replica.
+ */
+function connect(address: string): Redis {
+  const [host, port] = address.split(":");
+  const client = new Redis({ host, port: Number(port), lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 1000, commandTimeout: 2000 });
+  client.on("error", () => {});
+  return client;
+}
+
+async function once<T>(address: string, use: (client: Redis) => Promise<T>): Promise<T> {
+  const client = connect(address);
+  try {
+    return await use(client);
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** The primary's host:port as the first Sentinel that answers names it. */
+export async function sentinelPrimary(): Promise<string> {
+  const env = getEnv();
+  for (const sentinel of env.SENTINELS) {
+    const answer = await once(sentinel, (c) => c.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", env.SENTINEL_MASTER)).catch(() => undefined);
+    if (Array.isArray(answer) && answer.length === 2) return `${answer[0]}:${answer[1]}`;
+  }
+  throw new Error("no Sentinel names a primary");
+}
+
+/** The stack's member number (1-based, SENTINEL_REDIS order) of `address`. */
+function memberOf(address: string): number {
+  const index = getEnv().SENTINEL_REDIS.indexOf(address);
+  if (index < 0) throw new Error(`${address} is not one of SENTINEL_REDIS`);
+  return index + 1;
+}
+
+/**
+ * `CLIENT PAUSE ms WRITE` on every replica: each still answers the Sentinels, but applies nothing
+ * of the replication stream meanwhile. A primary that dies in that time takes its last writes
+ * with it: the replica drops what it had received but not applied when the link breaks.
+ */
+export async function holdReplication(ms: number): Promise<void> {
+  const primary = await sentinelPrimary();
+  const replicas = getEnv().SENTINEL_REDIS.filter((address) => address !== primary);
+  await Promise.all(replicas.map((address) => once(address, (c) => c.call("CLIENT", "PAUSE", String(ms), "WRITE"))));
+}
+
+/** SIGKILLs the current primary through the stack's control API; resolves with its address. */
+async function killPrimary(): Promise<string> {
+  const primary = await sentinelPrimary();
+  await stackControl(`/sentinel-redis/${memberOf(primary)}/kill`);
+  return primary;
+}
+
+/**
+ * SIGKILLs the primary, waits until the Sentinels name another, then starts the killed one again
+ * (it rejoins as the new primary's replica, so a lock that waits for a replica can be had again).
+ */
+export async function failOver(timeoutMs: number): Promise<void> {
+  const old = await killPrimary();
+  await awaitFailover(old, timeoutMs);
+  await stackControl(`/sentinel-redis/${memberOf(old)}/start`);
+}
+
+/** Waits until the Sentinels name a primary other than `previous`. */
+async function awaitFailover(previous: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await sentinelPrimary().catch(() => previous)) !== previous) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the Sentinels promoted no replica within ${timeoutMs} ms`);
+}

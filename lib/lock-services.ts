@@ -1,0 +1,116 @@
+import { Etcd3 } from "etcd3";
+import Redis from "ioredis";
+import zookeeper from "node-zookeeper-client";
+import { getEnv } from "./env";
+import { defineLockScripts } from "./locks/scripts";
+
+/**
+ * The clients of the articles' other lock services, created on first use and kept on globalThis
+ * (one per process, whatever the Next bundle does): the Sentinel-managed Redis primary, the
+ * ZooKeeper ensemble and the etcd cluster. A test or benchmark opens its own with `openLockServices`.
+ */
+export interface LockServices {
+  /** The primary the Sentinels name now; ioredis asks them again after a failover. */
+  sentinel(): Redis;
+  /** A subscriber connection to the same primary, for the lock's release messages. */
+  sentinelSubscriber(): Redis;
+  /** A connected ZooKeeper client whose sessions last `sessionTimeoutMs` (one per timeout). */
+  zookeeper(sessionTimeoutMs: number): Promise<zookeeper.Client>;
+  etcd(): Etcd3;
+  close(): Promise<void>;
+}
+
+const split = (address: string) => {
+  const [host, port] = address.split(":");
+  return { host: host ?? "127.0.0.1", port: Number(port) };
+};
+
+function sentinelClient(connectionName: string): Redis {
+  const env = getEnv();
+  const client = new Redis({
+    sentinels: env.SENTINELS.map(split),
+    name: env.SENTINEL_MASTER,
+    connectionName,
+    // The same fail-fast settings as the stock's nodes (lib/redis.ts): no replayed writes.
+    maxRetriesPerRequest: 1,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: 2000,
+    connectTimeout: 1000,
+    sentinelMaxConnections: 3,
+    // Reconnect as soon as the Sentinels announce a new primary, and when the old one, now a
+    // replica, refuses a write.
+    failoverDetector: true,
+    reconnectOnError: (error) => (error.message.startsWith("READONLY") ? 2 : false),
+    retryStrategy: (attempt: number) => Math.min(50 * attempt, 500),
+    sentinelRetryStrategy: (attempt: number) => Math.min(100 * attempt, 1000),
+  });
+  client.on("error", () => {});
+  defineLockScripts(client);
+  return client;
+}
+
+/** Resolves once connected; rejects with the client closed when the ensemble does not answer in time. */
+function connectZookeeper(sessionTimeoutMs: number, connectTimeoutMs: number): Promise<zookeeper.Client> {
+  const client = zookeeper.createClient(getEnv().ZOOKEEPER_HOSTS.join(","), { sessionTimeout: sessionTimeoutMs, spinDelay: 100, retries: 0 });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.close();
+      reject(new Error(`no ZooKeeper member answered within ${connectTimeoutMs} ms`));
+    }, connectTimeoutMs);
+    client.once("connected", () => {
+      clearTimeout(timer);
+      resolve(client);
+    });
+    client.connect();
+  });
+}
+
+const globalForServices = globalThis as unknown as { lockLabServices?: LockServices };
+
+/** The app's own clients of the lock services. */
+export function getLockServices(): LockServices {
+  return (globalForServices.lockLabServices ??= openLockServices());
+}
+
+export function openLockServices(name = "locklab"): LockServices {
+  let sentinel: Redis | undefined;
+  let subscriber: Redis | undefined;
+  let etcd: Etcd3 | undefined;
+  const zk = new Map<number, Promise<zookeeper.Client>>();
+  return {
+    sentinel: () => (sentinel ??= sentinelClient(`${name}-sentinel`)),
+    sentinelSubscriber() {
+      if (!subscriber) {
+        subscriber = sentinelClient(`${name}-sentinel-sub`);
+        subscriber.options.maxRetriesPerRequest = null;
+        subscriber.options.commandTimeout = undefined;
+      }
+      return subscriber;
+    },
+    zookeeper(sessionTimeoutMs) {
+      const known = zk.get(sessionTimeoutMs);
+      if (known) return known;
+      const connecting = connectZookeeper(sessionTimeoutMs, 3000).then((client) => {
+        // An expired session never comes back: the next caller opens a new one.
+        client.once("expired", () => {
+          if (zk.get(sessionTimeoutMs) === connecting) zk.delete(sessionTimeoutMs);
+          client.close();
+        });
+        return client;
+      });
+      connecting.catch(() => zk.delete(sessionTimeoutMs));
+      zk.set(sessionTimeoutMs, connecting);
+      return connecting;
+    },
+    etcd: () =>
+      (etcd ??= new Etcd3({
+        hosts: getEnv().ETCD_ENDPOINTS.map((address) => `http://${address}`),
+        dialTimeout: 1000,
+      })),
+    async close() {
+      await Promise.allSettled([sentinel?.quit(), subscriber?.quit()]);
+      for (const client of zk.values()) client.then((c) => c.close()).catch(() => {});
+      etcd?.close();
+    },
+  };
+}
