@@ -303,9 +303,9 @@ export const SCENARIOS: readonly LabScenario[] = [
       { id: "zk-unfenced", label: "zookeeper-unfenced, session 600 ms, one 2 s pause", expect: "pitfall", strategy: "zookeeper-unfenced",
         ...SESSION_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold"] },
       { id: "zk-fenced", label: "zookeeper: the znode's sequence number fences the write", expect: "fix", strategy: "zookeeper",
-        ...SESSION_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"], require: { staleRefused: true } },
+        ...SESSION_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"], require: { staleRefused: true, someBought: true } },
       { id: "zk-lock-delay", label: "zookeeper-unfenced with a 3 s lock-delay", expect: "fix", strategy: "zookeeper-unfenced",
-        ...SESSION_PAUSE, lockDelayMs: 3000, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"] },
+        ...SESSION_PAUSE, lockDelayMs: 3000, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"], require: { someBought: true } },
     ],
   },
   {
@@ -315,11 +315,11 @@ export const SCENARIOS: readonly LabScenario[] = [
     predict: "No keepalive reaches etcd: the lease expires, its key is deleted, the next buyer holds and sells, and the frozen one writes its old stock: units sold twice. The key's create revision as a fencing token makes the store refuse it; a lock-delay makes the next holder wait.",
     cases: [
       { id: "etcd-unfenced", label: "etcd-unfenced, lease 2 s, one 3.5 s pause", expect: "pitfall", strategy: "etcd-unfenced",
-        ...LEASE_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold"] },
+        ...LEASE_PAUSE, steps: [load("nginx", 20, 10)], watch: ["oversell", "double-sold"] },
       { id: "etcd-fenced", label: "etcd: the create revision fences the write", expect: "fix", strategy: "etcd",
-        ...LEASE_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"], require: { staleRefused: true } },
+        ...LEASE_PAUSE, steps: [load("nginx", 20, 10)], watch: ["oversell", "double-sold", "lost-stock"], require: { staleRefused: true, someBought: true } },
       { id: "etcd-lock-delay", label: "etcd-unfenced with a 4 s lock-delay", expect: "fix", strategy: "etcd-unfenced",
-        ...LEASE_PAUSE, lockDelayMs: 4000, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"] },
+        ...LEASE_PAUSE, lockDelayMs: 4000, steps: [load("nginx", 20, 10)], watch: ["oversell", "double-sold", "lost-stock"], require: { someBought: true } },
     ],
   },
   {

@@ -70,14 +70,15 @@ export function etcdLock(clients: LockClients, resource: string, options: LockOp
         if (!created.succeeded) throw new LockUnavailableError(`etcd: ${mine} already exists`);
         revision = Number(created.header.revision);
         key = mine;
+        // A waiter keeps its own lease alive too: a key that expired while waiting would look
+        // like a lock nobody holds before it.
+        const keepAlive = async () => {
+          sentAt = now();
+          const alive = await call("keepalive", () => granted.keepaliveOnce());
+          if (!(Number(alive.TTL) > 0)) throw new LockUnavailableError(`etcd: the lease of ${mine} expired while it waited`);
+        };
         for (let round = 0; ; round++) {
-          if (round > 0) {
-            // A waiter keeps its own lease alive too: a key that expired while waiting would
-            // look like a lock nobody holds before it.
-            sentAt = now();
-            const alive = await call("keepalive", () => granted.keepaliveOnce());
-            if (!(Number(alive.TTL) > 0)) throw new LockUnavailableError(`etcd: the lease of ${mine} expired while it waited`);
-          }
+          if (round > 0) await keepAlive();
           const older = await call("range", () =>
             etcd.getAll().prefix(prefix).maxCreateRevision(String(revision! - 1)).sort("Create", "Descend").limit(1).exec(),
           );
@@ -90,7 +91,11 @@ export function etcdLock(clients: LockClients, resource: string, options: LockOp
         if (lockDelayMs) {
           const mark = (await call("get", () => etcd.get(markKey).string())) ?? undefined;
           const owed = lockDelayOwed(mark, revision, lockDelayMs);
-          if (owed) await new Promise((resolve) => setTimeout(resolve, owed));
+          // Waited out in steps of a third of the lease, renewing it at each.
+          for (const until = Date.now() + owed; Date.now() < until; ) {
+            await new Promise((resolve) => setTimeout(resolve, Math.min(until - Date.now(), (ttlSeconds * 1000) / 3)));
+            await keepAlive();
+          }
           await call("put", () => etcd.put(markKey).value(`held:${revision}`).exec());
         }
       } catch (error) {

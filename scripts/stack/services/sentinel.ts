@@ -86,7 +86,9 @@ export const sentinel = clusterService({
           `dir ${dir}`,
           `sentinel monitor ${cfg.sentinelMaster} ${primary.host} ${primary.port} 2`,
           `sentinel down-after-milliseconds ${cfg.sentinelMaster} ${SENTINEL_DOWN_AFTER_MS}`,
-          `sentinel failover-timeout ${cfg.sentinelMaster} 5000`,
+          // A Sentinel tries a failover of the same primary again only after twice this: the lab
+          // fails over once per case, a few seconds apart.
+          `sentinel failover-timeout ${cfg.sentinelMaster} 2000`,
           `sentinel parallel-syncs ${cfg.sentinelMaster} 1`,
           "",
         ].join("\n"),
