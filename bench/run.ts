@@ -9,6 +9,7 @@
 import os from "node:os";
 import { closeDb } from "../lib/db";
 import { getEnv } from "../lib/env";
+import { getLockServices } from "../lib/lock-services";
 import { getStrategy } from "../lib/locks/registry";
 import type { StrategyName } from "../lib/locks/strategies";
 import type { UnitLock } from "../lib/purchase/purchase";
@@ -26,7 +27,7 @@ import { DEFAULT_WORKLOAD, type Workload } from "./workload";
 /** The whole benchmark stops here, whatever happens. */
 const HARD_LIMIT_MS = 10 * 60_000;
 
-const PROJECT_ROWS: readonly StrategyName[] = ["none", "local", "setnx", "token-lua", "redlock", "pg-for-update", "atomic"];
+const PROJECT_ROWS: readonly StrategyName[] = ["none", "local", "setnx", "token-lua", "redlock", "pg-for-update", "atomic", "sentinel", "sentinel-wait", "zookeeper", "etcd"];
 const UNSAFE: ReadonlySet<string> = new Set(["none", "local", "setnx"]);
 
 function positiveInt(name: string, fallback: number): number {
@@ -237,7 +238,7 @@ const hardStop = setTimeout(() => {
 
 main()
   .then(async (code) => {
-    await Promise.allSettled([closeRedis(), closeDb()]);
+    await Promise.allSettled([closeRedis(), closeDb(), getLockServices().close()]);
     clearTimeout(hardStop);
     process.exitCode = code;
     // Buyers abandoned as starved may still hold timers; they must not keep the process alive.

@@ -1,5 +1,6 @@
 import { getEnv } from "../env";
 import type { FaultAction } from "../validations/fault";
+import { CLUSTER_SERVICES, type ClusterService } from "./members";
 import { clearFault, getFaults, setFault, type FaultDelays } from "./faults";
 import { getStackStatus, stackControl, type StackStatus } from "./stack-control";
 
@@ -8,6 +9,8 @@ export interface ActiveFaults {
   readonly stoppedRedisNodes: number[];
   readonly pausedApps: string[];
   readonly stoppedApps: string[];
+  /** Members of the lock services' clusters that are stopped or paused. */
+  readonly members: { readonly service: ClusterService; readonly index: number; readonly addr: string; readonly state: "stopped" | "paused" }[];
   /** False when the stack runner's control API does not answer (faults unknown). */
   readonly stackReachable: boolean;
   readonly any: boolean;
@@ -19,8 +22,13 @@ export async function getActiveFaults(): Promise<ActiveFaults> {
   const stoppedRedisNodes = status?.redis.filter((node) => !node.up).map((node) => node.index) ?? [];
   const pausedApps = status?.apps.filter((app) => app.state === "paused").map((app) => app.instance) ?? [];
   const stoppedApps = status?.apps.filter((app) => app.state === "stopped").map((app) => app.instance) ?? [];
-  const any = Object.keys(delays).length > 0 || stoppedRedisNodes.length > 0 || pausedApps.length > 0 || stoppedApps.length > 0;
-  return { delays, stoppedRedisNodes, pausedApps, stoppedApps, stackReachable: Boolean(status), any };
+  const members: ActiveFaults["members"] = CLUSTER_SERVICES.flatMap((service) =>
+    (status?.[service]?.members ?? []).flatMap((m) => {
+      const state = m.paused ? "paused" : m.pid === null ? "stopped" : undefined;
+      return state ? [{ service, index: m.index, addr: m.addr, state } as const] : [];
+    }));
+  const any = Object.keys(delays).length > 0 || stoppedRedisNodes.length > 0 || pausedApps.length > 0 || stoppedApps.length > 0 || members.length > 0;
+  return { delays, stoppedRedisNodes, pausedApps, stoppedApps, members, stackReachable: Boolean(status), any };
 }
 
 /** True when the action would stop or freeze the instance that runs it (do it after answering). */
@@ -44,5 +52,7 @@ export async function applyFaultAction(action: FaultAction): Promise<void> {
       return setFault(action.point, action.ms, action.times);
     case "clear-delay":
       return clearFault(action.point);
+    case "member":
+      return void (await stackControl(`/${action.service}/${action.member}/${action.op}`));
   }
 }

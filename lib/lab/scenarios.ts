@@ -1,5 +1,6 @@
 import type { StrategyName } from "../locks/strategies";
 import type { FaultPoint } from "./faults";
+import type { ClusterService } from "./members";
 
 /**
  * The pitfall lab's ladder, as data an instructor can read and adjust. Each scenario is a card;
@@ -32,7 +33,6 @@ export type LabStep =
   | { readonly do: "member"; readonly service: ClusterService; readonly action: "stop" | "start" | "pause" | "resume" | "kill"; readonly members: readonly number[] }
   | SentinelStep;
 
-export type ClusterService = "sentinel-redis" | "sentinel" | "zookeeper" | "etcd";
 
 /** The Sentinel pair's faults (lib/lab/sentinel-faults.ts). */
 export type SentinelStep =

@@ -1,5 +1,6 @@
 import Redis from "ioredis";
 import { getEnv } from "../env";
+import { recordFault } from "../timeline/faults";
 import { stackControl } from "./stack-control";
 
 /**
@@ -49,6 +50,7 @@ export async function holdReplication(ms: number): Promise<void> {
   const primary = await sentinelPrimary();
   const replicas = getEnv().SENTINEL_REDIS.filter((address) => address !== primary);
   await Promise.all(replicas.map((address) => once(address, (c) => c.call("CLIENT", "PAUSE", String(ms), "WRITE"))));
+  await recordFault("fault-start", `replication held back on ${replicas.join(", ")} for ${ms} ms`).catch(() => {});
 }
 
 /** SIGKILLs the current primary through the stack's control API; resolves with its address. */

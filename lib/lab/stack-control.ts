@@ -12,8 +12,18 @@ export class StackControlError extends AppError {
   readonly code = "stack_control_unavailable";
 }
 
+/** A lock service's cluster in the stack runner's /status (scripts/stack/cluster.ts). */
+export interface ClusterStatus {
+  serves: boolean;
+  members: { index: number; addr: string; up: boolean; paused: boolean; pid: number | null }[];
+}
+
 export interface StackStatus {
   redis: { index: number; addr: string; up: boolean; managed: boolean }[];
+  "sentinel-redis"?: ClusterStatus;
+  sentinel?: ClusterStatus;
+  zookeeper?: ClusterStatus;
+  etcd?: ClusterStatus;
   apps: { index: number; port: number; instance: string; state: string; pid?: number }[];
   postgres: { up: boolean };
   nginx: { up: boolean };

@@ -39,8 +39,9 @@ async function runScenario(id: string): Promise<LabRunRecord> {
 }
 
 async function expectEverythingBack() {
-  const status = (await stackControl("/status", "GET")) as { redis: { up: boolean }[]; apps: { state: string }[] };
+  const status = (await stackControl("/status", "GET")) as { redis: { up: boolean }[]; apps: { state: string }[] } & Record<string, { members?: { up: boolean }[] }>;
   expect(status.redis.every((node) => node.up)).toBe(true);
+  for (const service of ["sentinel-redis", "sentinel", "zookeeper", "etcd"]) expect(status[service]?.members?.every((m) => m.up), service).toBe(true);
   expect(status.apps.every((app) => app.state === "running")).toBe(true);
   expect(await getConfig()).toEqual(getDefaultConfig());
   const active = await getActiveConfig();
@@ -79,21 +80,28 @@ describe("lab reset", () => {
     for (const body of [
       { action: "stop-redis", node: 2 },
       { action: "set-delay", point: "in-critical-section", ms: 50 },
+      { action: "member", service: "zookeeper", member: 3, op: "stop" },
+      { action: "member", service: "etcd", member: 2, op: "pause" },
     ]) {
       expect((await adminFetch(cookie, "POST", "/api/admin/faults", body)).status).toBe(200);
     }
     await adminFetch(cookie, "PUT", "/api/admin/config", { strategy: "none", workMs: 9 });
     const faults = await adminFetch(cookie, "GET", "/api/admin/faults");
     expect(faults.json.faults).toMatchObject({ any: true, stoppedRedisNodes: [2], delays: { "in-critical-section": 50 } });
+    expect((faults.json.faults as { members: unknown[] }).members).toEqual([
+      expect.objectContaining({ service: "zookeeper", index: 3, state: "stopped" }),
+      expect.objectContaining({ service: "etcd", index: 2, state: "paused" }),
+    ]);
 
     const reset = await adminFetch(cookie, "POST", "/api/admin/lab/reset");
     expect(reset.status).toBe(200);
-    expect(reset.json.faults).toMatchObject({ any: false, stoppedRedisNodes: [], delays: {} });
+    expect(reset.json.faults).toMatchObject({ any: false, stoppedRedisNodes: [], delays: {}, members: [] });
     await expectEverythingBack();
   });
 
   it("refuses bad fault requests with field errors and changes nothing", async () => {
-    for (const body of [{ action: "stop-redis", node: 0 }, { action: "set-delay", point: "nowhere", ms: 5 }, { action: "explode" }]) {
+    for (const body of [{ action: "stop-redis", node: 0 }, { action: "set-delay", point: "nowhere", ms: 5 }, { action: "explode" },
+      { action: "member", service: "consul", member: 1, op: "stop" }, { action: "member", service: "etcd", member: 1, op: "explode" }]) {
       const response = await adminFetch(cookie, "POST", "/api/admin/faults", body);
       expect(response.status).toBe(422);
     }

@@ -117,6 +117,10 @@ describe("readConfig invalid values", () => {
     [{ REDIS_NODES: "127.0.0.1:7001,127.0.0.1:70000" }, 'REDIS_NODES: "127.0.0.1:70000" is not host:port (e.g. 127.0.0.1:7001)'],
     [{ REDIS_NODES: "h:0" }, 'REDIS_NODES: "h:0" is not host:port (e.g. 127.0.0.1:7001)'],
     [{ REDIS_NODES: ", ," }, "REDIS_NODES: list at least one host:port"],
+    [{ SENTINEL_REDIS: "127.0.0.1:7101" }, "SENTINEL_REDIS: list exactly 2 host:port addresses"],
+    [{ SENTINEL_MASTER: "my master" }, 'SENTINEL_MASTER: "my master" may hold only letters, digits, _ . -'],
+    [{ ZOOKEEPER_HOSTS: "zk-1" }, 'ZOOKEEPER_HOSTS: "zk-1" is not host:port (e.g. 127.0.0.1:7001)'],
+    [{ ETCD_ENDPOINTS: ", " }, "ETCD_ENDPOINTS: list at least one host:port"],
     [{ DATABASE_URL: "not a url" }, 'DATABASE_URL: "not a url" is not a URL'],
     [{ DATABASE_URL: "mysql://root@127.0.0.1/sale" }, "DATABASE_URL: expected postgresql://user@host:port/db"],
     [{ APP_PORTS: "3001, web" }, 'APP_PORTS: " web" is not a TCP port'],
@@ -145,6 +149,11 @@ describe("the stack's variables", () => {
     expect(env).toEqual({
       ADMIN_PASSWORD: "hunter22",
       REDIS_NODES: DEFAULTS.REDIS_NODES,
+      SENTINELS: "127.0.0.1:26381,127.0.0.1:26382,127.0.0.1:26383",
+      SENTINEL_MASTER: "locklab",
+      SENTINEL_REDIS: "127.0.0.1:7101,127.0.0.1:7102",
+      ZOOKEEPER_HOSTS: "127.0.0.1:12181,127.0.0.1:12182,127.0.0.1:12183",
+      ETCD_ENDPOINTS: "127.0.0.1:12379,127.0.0.1:12389,127.0.0.1:12399",
       DATABASE_URL: "postgresql://locklab@127.0.0.1:55432/locklab",
       APP_PORTS: "4001,4002",
       PUBLIC_PORT: "8080",
@@ -161,6 +170,6 @@ describe("the stack's variables", () => {
     const lines = text.trimEnd().split("\n");
     expect(lines[0]).toBe("ADMIN_PASSWORD=hunter22");
     expect(lines).toContain("PUBLIC_URL=http://127.0.0.1:8080");
-    expect(lines).toHaveLength(9);
+    expect(lines).toHaveLength(14);
   });
 });

@@ -14,6 +14,9 @@ import { NGINX_STALE, nginx } from "../../scripts/stack/services/nginx";
 import { POSTGRES_STALE, postgres } from "../../scripts/stack/services/postgres";
 import { REDIS_STALE, redis } from "../../scripts/stack/services/redis";
 import { SERVICES } from "../../scripts/stack/services/index";
+import { etcd } from "../../scripts/stack/services/etcd";
+import { sentinel, sentinelRedis } from "../../scripts/stack/services/sentinel";
+import { zookeeper } from "../../scripts/stack/services/zookeeper";
 import {
   type PortFacts,
   type ProcessFacts,
@@ -131,7 +134,7 @@ describe("service order", () => {
     expect(stopOrder([services[3]!, services[2]!, services[0]!]).map((s) => s.name)).toEqual(["nginx", "apps", "postgres"]);
   });
 
-  it("starts Postgres first (its initdb blocks), then Redis, the apps and nginx", () => {
-    expect(SERVICES).toEqual([postgres, redis, apps, nginx]);
+  it("starts Postgres first (its initdb blocks), then Redis, the lock services' clusters, the apps and nginx", () => {
+    expect(SERVICES).toEqual([postgres, redis, sentinelRedis, sentinel, zookeeper, etcd, apps, nginx]);
   });
 });

@@ -54,16 +54,22 @@ describe("control routes", () => {
     ["POST", "/apps/2/start"],
     ["POST", "/postgres/stop"],
     ["POST", "/postgres/start"],
+    ["POST", "/sentinel-redis/1/kill"],
+    ["POST", "/sentinel/3/pause"],
+    ["POST", "/zookeeper/2/stop"],
+    ["POST", "/etcd/3/resume"],
   ])("%s %s exists", (method, path) => {
     expect(matchRoute(routes, method, path).route.method).toBe(method);
   });
 
   it("has no other routes", () => {
-    expect(routes).toHaveLength(11);
+    // One route per lock-service cluster: /<service>/<n>/(stop|start|pause|resume|kill).
+    expect(routes).toHaveLength(15);
   });
 
-  it("names a Redis node or app that does not exist", async () => {
+  it("names a Redis node, app or cluster member that does not exist", async () => {
     expect(await refusal("POST", "/redis/6/stop")).toEqual([404, "not_found", "no redis node 6 (there are 5)"]);
+    expect(await refusal("POST", "/zookeeper/4/pause")).toEqual([404, "not_found", "no zookeeper member 4 (there are 3)"]);
     expect(await refusal("POST", "/apps/3/kill")).toEqual([404, "not_found", "no app 3 (there are 2)"]);
   });
 
@@ -79,6 +85,6 @@ describe("control routes", () => {
   });
 
   it("lists the services in /status under the names the client reads", () => {
-    expect(services.map((s) => s.name)).toEqual(["postgres", "redis", "apps", "nginx"]);
+    expect(services.map((s) => s.name)).toEqual(["postgres", "redis", "sentinel-redis", "sentinel", "zookeeper", "etcd", "apps", "nginx"]);
   });
 });

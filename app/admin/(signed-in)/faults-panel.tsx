@@ -2,6 +2,7 @@
 
 import { useCallback, useEffect, useState } from "react";
 import type { ActiveFaults } from "@/lib/lab/fault-actions";
+import { MemberControls, SERVICE_LABELS } from "./member-controls";
 
 /** Every fault in force, always on screen while one is, with one button to undo them all. */
 export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
@@ -51,9 +52,13 @@ export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
           {faults.stoppedRedisNodes.map((node) => <li key={`redis-${node}`}>Redis node {node} is stopped</li>)}
           {faults.pausedApps.map((app) => <li key={`paused-${app}`}>{app} is paused</li>)}
           {faults.stoppedApps.map((app) => <li key={`stopped-${app}`}>{app} is stopped</li>)}
+          {faults.members.map((m) => (
+            <li key={`${m.service}-${m.index}`}>{SERVICE_LABELS[m.service]} {m.index} ({m.addr}) is {m.state}</li>
+          ))}
           {delays.map(([point, ms]) => <li key={point}>{ms} ms delay at <code>{point}</code></li>)}
         </ul>
       )}
+      <MemberControls onDone={(next, text) => { if (next) setFaults(next); setMessage(text); }} />
       {message && <p className="muted" role="status">{message}</p>}
     </section>
   );
