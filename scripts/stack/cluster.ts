@@ -45,7 +45,7 @@ export interface ClusterSpec {
   /** Every port a member listens on (its client port first). */
   readonly ports?: (member: MemberConfig, index: number) => readonly number[];
   /** Writes what every member needs before any starts (config files, ids). Folders are fresh. */
-  prepare?(members: readonly MemberConfig[], ctx: StackContext): void;
+  prepare?(members: readonly MemberConfig[], ctx: StackContext): void | Promise<void>;
   command(member: MemberConfig, dir: string, members: readonly MemberConfig[], ctx: StackContext): MemberCommand | Promise<MemberCommand>;
   /** The member answers as itself (not necessarily as part of a quorum). */
   answers(member: MemberConfig): Promise<boolean>;
@@ -154,7 +154,7 @@ export function clusterService(spec: ClusterSpec): ServiceFactory {
       async start() {
         const t0 = Date.now();
         for (const m of members) mkdirp(dirOf(spec, m));
-        spec.prepare?.(members, ctx);
+        await spec.prepare?.(members, ctx);
         await Promise.all(members.map((m) => startMember(m, true)));
         await waitServes(spec.readyTimeoutMs);
         const line = `${spec.name} ×${members.length} ${members.map((m) => m.addr).join(" ")}`;

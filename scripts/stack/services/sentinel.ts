@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { MemberConfig } from "../config";
 import { clusterService } from "../cluster";
+import { waitFor } from "../processes";
 import { redisPing, redisReply, redisShutdown } from "../resp";
 
 export const SENTINEL_DOWN_AFTER_MS = 1000;
@@ -43,6 +44,12 @@ async function currentPrimary(sentinels: readonly MemberConfig[], master: string
   return undefined;
 }
 
+/** A replica is linked to its primary. */
+async function sentinelRedisServes(members: readonly MemberConfig[]): Promise<boolean> {
+  const infos = await Promise.all(members.map((m) => redisReply(m.host, m.port, ["INFO", "replication"], 500)));
+  return infos.some((info) => fields(info).get("master_link_status") === "up");
+}
+
 export const sentinelRedis = clusterService({
   name: "sentinel-redis",
   portVar: "SENTINEL_REDIS",
@@ -59,10 +66,7 @@ export const sentinelRedis = clusterService({
     return { command: "redis-server", args: [...redisArgs(m, dir), ...replicaOf] };
   },
   answers: (m) => redisPing(m.host, m.port, 300),
-  async serves(members) {
-    const infos = await Promise.all(members.map((m) => redisReply(m.host, m.port, ["INFO", "replication"], 500)));
-    return infos.some((info) => fields(info).get("master_link_status") === "up");
-  },
+  serves: (members) => sentinelRedisServes(members),
   stopMember: async (m) => void (await redisShutdown(m.host, m.port)),
   readyTimeoutMs: 15_000,
 });
@@ -73,6 +77,14 @@ export const sentinel = clusterService({
   what: "sentinel",
   marker: "redis-sentinel",
   members: ({ cfg }) => cfg.sentinels,
+  /**
+   * Sentinels learn a primary's replicas from its INFO, which they ask for every 10 s: started
+   * before the replica is linked, they would not know it for up to 10 s. So they start once the
+   * pair (started beside them) is linked, or after 15 s regardless.
+   */
+  async prepare(_members, { cfg }) {
+    await waitFor(() => sentinelRedisServes(cfg.sentinelRedis), 15_000, 100);
+  },
   command(m, dir, _members, { cfg }) {
     const primary = cfg.sentinelRedis[0]!;
     const file = path.join(dir, "sentinel.conf");

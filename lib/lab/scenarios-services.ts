@@ -1,0 +1,84 @@
+import type { LabCase, LabScenario, LabStep, Via } from "./scenarios";
+
+/**
+ * The pitfall lab's cards for the articles' other lock services (Sentinel failover, ZooKeeper
+ * sessions, etcd leases, CP without a quorum), in the same shape as the rest of the ladder
+ * (./scenarios.ts, which lists them in place).
+ */
+const load = (via: Via, buyers: number, concurrency: number): LabStep => ({ do: "load", via, buyers, concurrency });
+/** Long enough for the app instances' clients to reconnect to restarted servers. */
+const RECONNECT_MS = 800;
+
+/** One holder on app-1 while the primary fails over, then one more buyer on app-2 (see the failover card). */
+const FAILOVER = { lockTtlMs: 8000, waitTimeoutMs: 10_000, workMs: 4000, initialStock: 5,
+  steps: [{ do: "hold-replication", ms: 1500 },
+    // A sleep, not a wait for the holder: under sentinel-wait no lock counts while the replica holds back.
+    { do: "load", via: "app-1", buyers: 1, concurrency: 1, background: true }, { do: "sleep", ms: 300 },
+    { do: "fail-over", timeoutMs: 10_000 }, { do: "sleep", ms: RECONNECT_MS },
+    { do: "load", via: "app-2", buyers: 2, concurrency: 1, background: true }, { do: "await-load" }] } as const satisfies Partial<LabCase>;
+/** A holder frozen well past its ZooKeeper session (600 ms), then past its etcd lease (2 s). */
+const SESSION_PAUSE = { lockTtlMs: 600, waitTimeoutMs: 30_000, workMs: 10, initialStock: 10,
+  faults: [{ point: "pause-before-write", ms: 2000, times: 1 }] } as const;
+const LEASE_PAUSE = { lockTtlMs: 2000, waitTimeoutMs: 30_000, workMs: 10, initialStock: 10,
+  faults: [{ point: "pause-before-write", ms: 3500, times: 1 }] } as const;
+
+export const SERVICE_SCENARIOS: readonly LabScenario[] = [
+  {
+    id: "failover",
+    title: "Failover loses the lock",
+    tried: "A lock on a Redis primary with one asynchronous replica under three Sentinels. The replica holds replication back for a moment (CLIENT PAUSE WRITE), a buyer on app-1 takes the lock and works 4 s, the primary is killed, the Sentinels promote the replica, and a buyer on app-2 asks for the lock.",
+    predict: "The promoted replica never received the lock: the second buyer gets it while the first still works, and both sell the same unit. With WAIT 1 the first lock never counted (no replica confirmed it), so there is one holder; Redlock's five independent masters do not care about this primary at all.",
+    cases: [
+      { id: "sentinel", label: "sentinel: the lock is gone with the primary", expect: "pitfall", strategy: "sentinel", ...FAILOVER,
+        watch: ["two-holders", "double-sold"] },
+      { id: "sentinel-wait", label: "sentinel-wait: a lock counts once a replica has it", expect: "fix", strategy: "sentinel-wait", ...FAILOVER,
+        watch: ["two-holders", "double-sold", "oversell", "lost-stock"] },
+      { id: "redlock", label: "redlock under the same fault", expect: "fix", strategy: "redlock", ...FAILOVER,
+        watch: ["two-holders", "double-sold", "oversell", "lost-stock"] },
+    ],
+  },
+  {
+    id: "zk-session",
+    title: "ZooKeeper: a session expires while the holder is paused",
+    tried: "The ZooKeeper lock (an ephemeral sequential znode, held while the client's session lives) with a 600 ms session timeout. One app instance freezes for 2 s after its lease check, just before writing the stock.",
+    predict: "The frozen client sends no heartbeat: its session expires and ZooKeeper deletes its znode, so the next buyer holds the lock and sells. The frozen one then writes its old stock: units sold twice. The znode's sequence number as a fencing token makes the store refuse that write; Chubby's lock-delay makes the next holder wait until the old one is done.",
+    cases: [
+      { id: "zk-unfenced", label: "zookeeper-unfenced, session 600 ms, one 2 s pause", expect: "pitfall", strategy: "zookeeper-unfenced",
+        ...SESSION_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold"] },
+      { id: "zk-fenced", label: "zookeeper: the znode's sequence number fences the write", expect: "fix", strategy: "zookeeper",
+        ...SESSION_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"], require: { staleRefused: true, someBought: true } },
+      { id: "zk-lock-delay", label: "zookeeper-unfenced with a 3 s lock-delay", expect: "fix", strategy: "zookeeper-unfenced",
+        ...SESSION_PAUSE, lockDelayMs: 3000, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"], require: { someBought: true } },
+    ],
+  },
+  {
+    id: "etcd-lease",
+    title: "etcd: a lease expires mid-work",
+    tried: "etcd's mutex (a key under a 2 s lease, renewed every TTL/3). One app instance freezes for 3.5 s after its lease check, just before writing the stock.",
+    predict: "No keepalive reaches etcd: the lease expires, its key is deleted, the next buyer holds and sells, and the frozen one writes its old stock: units sold twice. The key's create revision as a fencing token makes the store refuse it; a lock-delay makes the next holder wait.",
+    cases: [
+      { id: "etcd-unfenced", label: "etcd-unfenced, lease 2 s, one 3.5 s pause", expect: "pitfall", strategy: "etcd-unfenced",
+        ...LEASE_PAUSE, steps: [load("nginx", 20, 10)], watch: ["oversell", "double-sold"] },
+      { id: "etcd-fenced", label: "etcd: the create revision fences the write", expect: "fix", strategy: "etcd",
+        ...LEASE_PAUSE, steps: [load("nginx", 20, 10)], watch: ["oversell", "double-sold", "lost-stock"], require: { staleRefused: true, someBought: true } },
+      { id: "etcd-lock-delay", label: "etcd-unfenced with a 4 s lock-delay", expect: "fix", strategy: "etcd-unfenced",
+        ...LEASE_PAUSE, lockDelayMs: 4000, steps: [load("nginx", 20, 10)], watch: ["oversell", "double-sold", "lost-stock"], require: { someBought: true } },
+    ],
+  },
+  {
+    id: "cp-quorum",
+    title: "CP means no lock without a quorum",
+    tried: "Two of the three ZooKeeper members (then etcd members) are stopped while buyers keep coming.",
+    predict: "ZooKeeper and etcd choose consistency: with no majority they grant no lock at all, so every buyer is told the store is unavailable, and nothing is sold or lost. With the members back, sales resume.",
+    cases: [
+      { id: "zk-no-quorum", label: "zookeeper, members 2 and 3 stopped", expect: "fix", strategy: "zookeeper", lockTtlMs: 2000, waitTimeoutMs: 3000, workMs: 5,
+        initialStock: 20, steps: [{ do: "member", service: "zookeeper", action: "stop", members: [2, 3] }, load("nginx", 20, 10)],
+        require: { allUnavailable: true }, watch: ["oversell", "double-sold", "lost-stock", "two-holders"] },
+      { id: "etcd-no-quorum", label: "etcd, members 2 and 3 stopped", expect: "fix", strategy: "etcd", lockTtlMs: 2000, waitTimeoutMs: 3000, workMs: 5,
+        initialStock: 20, steps: [{ do: "member", service: "etcd", action: "stop", members: [2, 3] }, load("nginx", 20, 10)],
+        require: { allUnavailable: true }, watch: ["oversell", "double-sold", "lost-stock", "two-holders"] },
+      { id: "quorum-back", label: "zookeeper and etcd members back: sales resume", expect: "fix", strategy: "zookeeper", lockTtlMs: 2000, waitTimeoutMs: 20_000,
+        workMs: 5, initialStock: 10, steps: [{ do: "sleep", ms: RECONNECT_MS }, load("nginx", 30, 10)], require: { someBought: true } },
+    ],
+  },
+];
