@@ -41,7 +41,7 @@ export const SERVICE_SCENARIOS: readonly LabScenario[] = [
     id: "zk-session",
     title: "ZooKeeper: a session expires while the holder is paused",
     tried: "The ZooKeeper lock (an ephemeral sequential znode, held while the client's session lives) with a 600 ms session timeout. One app instance freezes for 2 s after its lease check, just before writing the stock.",
-    predict: "The frozen client sends no heartbeat: its session expires and ZooKeeper deletes its znode, so the next buyer holds the lock and sells. The frozen one then writes its old stock: units sold twice. The znode's sequence number as a fencing token makes the store refuse that write; Chubby's lock-delay makes the next holder wait until the old one is done.",
+    predict: "The frozen client sends no heartbeat: its session expires and ZooKeeper deletes its znode, so the next buyer holds the lock and sells. The frozen one then writes its old stock: units sold twice. The znode's sequence number as a fencing token makes the store refuse that write; Chubby's lock-delay makes the next holder wait until the old one is done; Chubby's sequencer check, asked after the pause, stops the old holder — though a pause between its answer and the write would not be caught.",
     cases: [
       { id: "zk-unfenced", label: "zookeeper-unfenced, session 600 ms, one 2 s pause", expect: "pitfall", strategy: "zookeeper-unfenced",
         ...SESSION_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold"] },
@@ -49,13 +49,16 @@ export const SERVICE_SCENARIOS: readonly LabScenario[] = [
         ...SESSION_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"], require: { staleRefused: true, someBought: true } },
       { id: "zk-lock-delay", label: "zookeeper-unfenced with a 3 s lock-delay", expect: "fix", strategy: "zookeeper-unfenced",
         ...SESSION_PAUSE, lockDelayMs: 3000, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"], require: { someBought: true } },
+      { id: "zk-sequencer", label: "zookeeper-sequencer: asks ZooKeeper whether its znode stands, just before writing", expect: "fix",
+        strategy: "zookeeper-sequencer", ...SESSION_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"],
+        require: { someBought: true } },
     ],
   },
   {
     id: "etcd-lease",
     title: "etcd: a lease expires mid-work",
     tried: "etcd's mutex (a key under a 2 s lease, renewed every TTL/3). One app instance freezes for 3.5 s after its lease check, just before writing the stock.",
-    predict: "No keepalive reaches etcd: the lease expires, its key is deleted, the next buyer holds and sells, and the frozen one writes its old stock: units sold twice. The key's create revision as a fencing token makes the store refuse it; a lock-delay makes the next holder wait.",
+    predict: "No keepalive reaches etcd: the lease expires, its key is deleted, the next buyer holds and sells, and the frozen one writes its old stock: units sold twice. The key's create revision as a fencing token makes the store refuse it; a lock-delay makes the next holder wait; a sequencer check just before the write stops the old holder, leaving only the gap between its answer and the write.",
     cases: [
       { id: "etcd-unfenced", label: "etcd-unfenced, lease 2 s, one 3.5 s pause", expect: "pitfall", strategy: "etcd-unfenced",
         ...LEASE_PAUSE, steps: [load("nginx", 20, 10)], watch: ["oversell", "double-sold"] },
@@ -63,6 +66,9 @@ export const SERVICE_SCENARIOS: readonly LabScenario[] = [
         ...LEASE_PAUSE, steps: [load("nginx", 20, 10)], watch: ["oversell", "double-sold", "lost-stock"], require: { staleRefused: true, someBought: true } },
       { id: "etcd-lock-delay", label: "etcd-unfenced with a 4 s lock-delay", expect: "fix", strategy: "etcd-unfenced",
         ...LEASE_PAUSE, lockDelayMs: 4000, steps: [load("nginx", 20, 10)], watch: ["oversell", "double-sold", "lost-stock"], require: { someBought: true } },
+      { id: "etcd-sequencer", label: "etcd-sequencer: asks etcd whether its key stands, just before writing", expect: "fix",
+        strategy: "etcd-sequencer", ...LEASE_PAUSE, steps: [load("nginx", 20, 10)], watch: ["oversell", "double-sold", "lost-stock"],
+        require: { someBought: true } },
     ],
   },
   {

@@ -23,6 +23,8 @@ export function etcdLeaseSeconds(ttlMs: number): number {
 export interface EtcdLockOptions {
   /** Hand the key's create revision to the holder as its fencing token. @default true */
   readonly fenced?: boolean;
+  /** Ask etcd just before the write whether the key still stands at its create revision (Chubby's sequencer check). */
+  readonly sequencer?: boolean;
 }
 
 const call = <T>(what: string, run: () => Promise<T>) => serviceCall(`etcd ${what}`, SERVICE_CALL_MS, run);
@@ -125,5 +127,13 @@ export function etcdLock(clients: LockClients, resource: string, options: LockOp
       return Number(answer.TTL) > 0;
     },
     ...(variant.fenced !== false && { fencingToken: () => revision }),
+    ...(variant.sequencer && {
+      async sequencerCurrent() {
+        const held = key;
+        if (!held || revision === undefined) return false;
+        const answer = await call("get", () => clients.services().etcd().get(held).exec());
+        return Number(answer.kvs[0]?.create_revision ?? 0) === revision;
+      },
+    }),
   };
 }

@@ -29,6 +29,8 @@ export interface SharedLock {
   renew?(): Promise<boolean>;
   /** The fencing token of the current acquisition, when the strategy hands one out. */
   fencingToken?(): number | undefined;
+  /** Asks the lock service whether this acquisition still holds (see HeldLock.sequencerCurrent). */
+  sequencerCurrent?(): Promise<boolean>;
   /**
    * False for locks whose every release must really happen (the lab's unlock variants, the
    * reentrant lock): a local line never hands such a lock on to its next buyer. @default true
@@ -75,6 +77,7 @@ export function heldLockOf(lease: Lease, signal: AbortSignal, writeSent?: () => 
     ...(lease.lock.checked !== false && { timeLeftMs: () => lease.validUntil - now() }),
     ...(Number.isFinite(lease.validUntil) && { leaseLeftMs: () => lease.validUntil - now() }),
     fencingToken: lease.lock.fencingToken?.(),
+    ...(lease.lock.sequencerCurrent && { sequencerCurrent: lease.lock.sequencerCurrent.bind(lease.lock) }),
     writeSent,
   };
 }

@@ -67,6 +67,12 @@ export interface HeldLock {
   /** A number from a Redis counter, higher for every acquisition; the store refuses older ones. */
   readonly fencingToken?: number;
   /**
+   * Chubby's sequencer check, asked just before the write: does the lock service still hold this
+   * holder's lock (its znode, its key at its create revision)? A pause between the answer and the
+   * write is still open: only a fencing token checked by the store itself closes it.
+   */
+  readonly sequencerCurrent?: () => Promise<boolean>;
+  /**
    * Present when the lock can pass along this instance's line: call it once the holder's last
    * write has been *sent* on the store's one connection. The next buyer of the line may then
    * start at once: its commands travel on that connection behind the write, so Redis runs them

@@ -43,6 +43,8 @@ function isCode(error: unknown, code: number): boolean {
 export interface ZookeeperLockOptions {
   /** Hand the znode's sequence number to the holder as its fencing token. @default true */
   readonly fenced?: boolean;
+  /** Ask ZooKeeper just before the write whether the znode still stands (Chubby's sequencer check). */
+  readonly sequencer?: boolean;
 }
 
 export function zookeeperLock(clients: LockClients, resource: string, options: LockOptions, variant: ZookeeperLockOptions = {}): SharedLock {
@@ -131,5 +133,13 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
       return Boolean(stat);
     },
     ...(variant.fenced !== false && { fencingToken: () => sequence }),
+    ...(variant.sequencer && {
+      async sequencerCurrent() {
+        const c = client;
+        const held = node;
+        if (!c || !held) return false;
+        return Boolean(await zk<zookeeper.Stat | undefined>("exists", SERVICE_CALL_MS, (cb) => c.exists(held, cb)));
+      },
+    }),
   };
 }

@@ -86,6 +86,8 @@ export async function takeUnit(
       if (held.timeLeftMs && held.timeLeftMs() < MIN_LEASE_LEFT_MS) throw new LockLostError(sku);
       // A pause here, after the check, is what only a fencing token catches.
       await pauseBeforeWrite(extras.faults);
+      // Chubby's sequencer check, as late as the holder can ask: narrows that window, never closes it.
+      if (held.sequencerCurrent && !(await held.sequencerCurrent())) throw new LockLostError(sku);
       written = stock - 1;
     } finally {
       const leaving = inside.leave(written, written === undefined ? undefined : reservation);

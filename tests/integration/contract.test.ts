@@ -39,6 +39,8 @@ const LAB_VARIANTS: readonly StrategyName[] = [
   "token-reentrant",
   "zookeeper-unfenced",
   "etcd-unfenced",
+  "zookeeper-sequencer",
+  "etcd-sequencer",
 ];
 
 describe.each(SAFE)("%s (safe)", (strategy) => {

@@ -166,6 +166,8 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   etcd: [{ ...TOKEN, lease: false }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
   "zookeeper-unfenced": [{ ...TOKEN, lease: false }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
   "etcd-unfenced": [{ ...TOKEN, lease: false }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
+  "zookeeper-sequencer": [{ ...TOKEN, lease: false }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
+  "etcd-sequencer": [{ ...TOKEN, lease: false }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
 };
 
 for (const name of STRATEGY_NAMES) runLockContract(name, CONTRACTS[name][0], CONTRACTS[name][1]);

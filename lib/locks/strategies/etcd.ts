@@ -11,7 +11,7 @@ import type { LockStrategy } from "../types";
  * the next one back. Leases are whole seconds, 2 s at least. CP: without a quorum there is no
  * lock, only 503s.
  */
-export function createEtcdLock(name: string, fenced: boolean, lab?: boolean) {
+export function createEtcdLock(name: string, fenced: boolean, lab?: boolean, sequencer?: boolean) {
   return (clients: LockClients): LockStrategy => ({
     name,
     safe: fenced,
@@ -19,7 +19,7 @@ export function createEtcdLock(name: string, fenced: boolean, lab?: boolean) {
     localLine: "queue",
     withLock(resource, options, critical) {
       const lease = { ...options, ttlMs: etcdLeaseSeconds(options.ttlMs) * 1000 };
-      return withLocalLine(resource, lease, etcdLock(clients, resource, lease, { fenced }), critical);
+      return withLocalLine(resource, lease, etcdLock(clients, resource, lease, { fenced, sequencer }), critical);
     },
   });
 }

@@ -2,6 +2,7 @@ import type { LockClients } from "../clients";
 import type { LockStrategy } from "../types";
 import { createAtomic } from "./atomic";
 import { createEtcd } from "./etcd";
+import { createEtcdSequencer } from "./etcd-sequencer";
 import { createEtcdUnfenced } from "./etcd-unfenced";
 import { createLocal } from "./local";
 import { createNone } from "./none";
@@ -20,6 +21,7 @@ import { createTokenReentrant } from "./token-reentrant";
 import { createTokenWatch } from "./token-watch";
 import { createTokenWatchdog } from "./token-watchdog";
 import { createZookeeper } from "./zookeeper";
+import { createZookeeperSequencer } from "./zookeeper-sequencer";
 import { createZookeeperUnfenced } from "./zookeeper-unfenced";
 
 export type StrategyFactory = (clients: LockClients) => LockStrategy;
@@ -50,6 +52,8 @@ export const STRATEGY_FACTORIES = {
   "pg-unfenced": createPgUnfenced,
   "zookeeper-unfenced": createZookeeperUnfenced,
   "etcd-unfenced": createEtcdUnfenced,
+  "zookeeper-sequencer": createZookeeperSequencer,
+  "etcd-sequencer": createEtcdSequencer,
 } as const satisfies Record<string, StrategyFactory>;
 
 export type StrategyName = keyof typeof STRATEGY_FACTORIES;

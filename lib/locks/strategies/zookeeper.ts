@@ -11,7 +11,7 @@ import { zookeeperLock, zookeeperSessionMs } from "../zookeeper-lock";
  * holds the next one back. The TTL knob is the session timeout (400 ms to 4 s). CP: without a
  * quorum there is no lock, only 503s.
  */
-export function createZookeeperLock(name: string, fenced: boolean, lab?: boolean) {
+export function createZookeeperLock(name: string, fenced: boolean, lab?: boolean, sequencer?: boolean) {
   return (clients: LockClients): LockStrategy => ({
     name,
     safe: fenced,
@@ -19,7 +19,7 @@ export function createZookeeperLock(name: string, fenced: boolean, lab?: boolean
     localLine: "queue",
     withLock(resource, options, critical) {
       const session = { ...options, ttlMs: zookeeperSessionMs(options.ttlMs) };
-      return withLocalLine(resource, session, zookeeperLock(clients, resource, session, { fenced }), critical);
+      return withLocalLine(resource, session, zookeeperLock(clients, resource, session, { fenced, sequencer }), critical);
     },
   });
 }
