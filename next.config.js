@@ -4,7 +4,7 @@ const nextConfig = {
   poweredByHeader: false,
   // ioredis, pg and the lock services' clients open sockets (etcd3's gRPC also reads its .proto
   // files at run time); keep them out of the server bundle and load them from node_modules.
-  serverExternalPackages: ["ioredis", "pg", "@prisma/adapter-pg", "etcd3", "node-zookeeper-client"],
+  serverExternalPackages: ["ioredis", "pg", "@prisma/adapter-pg", "etcd3", "node-zookeeper-client", "prom-client", "pino"],
 };
 
 module.exports = nextConfig;

@@ -41,6 +41,8 @@ export const envSchema = z.object({
   LOCK_DELAY_MS: z.coerce.number().int().min(0).default(0),
   INITIAL_STOCK: z.coerce.number().int().min(0).default(100),
   ADMIN_PASSWORD: z.string().min(8, "use at least 8 characters").optional(),
+  /** Lets Prometheus scrape GET /api/metrics with `Authorization: Bearer <token>` (an admin session works too). */
+  METRICS_TOKEN: z.string().min(16, "use at least 16 characters").optional(),
   /** Signs admin session cookies; defaults to a key derived from ADMIN_PASSWORD. */
   SESSION_SECRET: z.string().min(16).optional(),
   PUBLIC_URL: z.string().url().default("http://127.0.0.1:3000"),

@@ -3,8 +3,16 @@
  * request and classifies each answer: 201 bought, 409 sold out, 423 busy, anything else an error.
  * Plain ES2019 on purpose — no `?.`, `??`, object spread or class fields — so stock k6 runs it.
  *
- *   k6 run -e VUS=300 -e DURATION=20s load/flash-sale.js
- *   k6 run -e VUS=50 -e ITERATIONS=2000 -e RUN_ID=7 -e RUN_TOKEN=… load/flash-sale.js
+ * The open model is the default, as a flash sale is: buyers arrive at a rate whatever the store
+ * answers (a spike when the sale opens: 0 → RATE/s in RAMP, then RATE/s for DURATION), up to
+ * MAX_VUS in flight. MODEL=closed is a fixed pool of VUS buying back to back (for a time, or a
+ * fixed amount of ITERATIONS), which hides queueing: a slow store slows its own buyers down.
+ *
+ *   k6 run -e RATE=500 -e DURATION=20s load/flash-sale.js
+ *   k6 run -e MODEL=closed -e VUS=50 -e ITERATIONS=2000 -e RUN_ID=7 -e RUN_TOKEN=… load/flash-sale.js
+ *
+ * teardown() reads the server's own accounting (GET /api/sale) into sale_units_double_sold and
+ * sale_units_lost; their thresholds make k6 exit non-zero when a unit was sold twice or lost.
  *
  * With RUN_ID and RUN_TOKEN, handleSummary posts k6's summary data to the run API, which reads the
  * purchase_* metrics below (lib/runs/k6-summary.ts) — keep their names in step with it.
@@ -20,6 +28,10 @@ var DURATION = __ENV.DURATION || "20s";
 var RUN_ID = __ENV.RUN_ID || "";
 var RUN_TOKEN = __ENV.RUN_TOKEN || "";
 var REQUEST_TIMEOUT = __ENV.REQUEST_TIMEOUT || "30s";
+var MODEL = __ENV.MODEL || "open";
+var RATE = positiveInt(__ENV.RATE, 200);
+var RAMP = __ENV.RAMP || "2s";
+var MAX_VUS = positiveInt(__ENV.MAX_VUS, 1000);
 
 var purchaseRequests = new Counter("purchase_requests");
 var purchaseBought = new Counter("purchase_bought");
@@ -27,6 +39,8 @@ var purchaseSoldOut = new Counter("purchase_sold_out");
 var purchaseBusy = new Counter("purchase_busy");
 var purchaseErrors = new Counter("purchase_errors");
 var purchaseDuration = new Trend("purchase_duration", true);
+var saleDoubleSold = new Counter("sale_units_double_sold");
+var saleLost = new Counter("sale_units_lost");
 
 function positiveInt(raw, fallback) {
   if (raw === undefined || raw === "") return fallback;
@@ -35,10 +49,31 @@ function positiveInt(raw, fallback) {
   return n;
 }
 
-// A fixed amount of purchases shared by all VUs, or all VUs buying for a fixed time.
-var spike = ITERATIONS
-  ? { executor: "shared-iterations", vus: Math.min(VUS, ITERATIONS), iterations: ITERATIONS, maxDuration: "5m" }
-  : { executor: "constant-vus", vus: VUS, duration: DURATION };
+if (MODEL !== "open" && MODEL !== "closed") throw new Error("MODEL must be open or closed, got " + MODEL);
+
+/** Open: buyers arrive at RATE/s after a RAMP from 0 (the sale opens), however slowly the store answers. */
+function openModel() {
+  return {
+    executor: "ramping-arrival-rate",
+    startRate: 0,
+    timeUnit: "1s",
+    preAllocatedVUs: Math.min(MAX_VUS, Math.max(10, Math.ceil(RATE / 10))),
+    maxVUs: MAX_VUS,
+    stages: [
+      { target: RATE, duration: RAMP },
+      { target: RATE, duration: DURATION },
+    ],
+  };
+}
+
+/** Closed: a fixed amount of purchases shared by all VUs, or all VUs buying for a fixed time. */
+function closedModel() {
+  return ITERATIONS
+    ? { executor: "shared-iterations", vus: Math.min(VUS, ITERATIONS), iterations: ITERATIONS, maxDuration: "5m" }
+    : { executor: "constant-vus", vus: VUS, duration: DURATION };
+}
+
+var spike = MODEL === "open" ? openModel() : closedModel();
 spike.gracefulStop = "10s";
 
 export var options = {
@@ -47,6 +82,9 @@ export var options = {
   thresholds: {
     checks: ["rate>0.95"],
     purchase_duration: ["p(95)<5000"],
+    // The stock went wrong: k6 exits non-zero (read from the server's accounting in teardown).
+    sale_units_double_sold: ["count<1"],
+    sale_units_lost: ["count<1"],
   },
   summaryTrendStats: ["avg", "min", "med", "max", "p(50)", "p(95)", "p(99)"],
   noConnectionReuse: false,
@@ -94,6 +132,17 @@ export default function () {
   });
 }
 
+/** The server's accounting of the sale just run: units sold twice and lost, from its durable record. */
+export function teardown() {
+  var response = http.get(BASE_URL + "/api/sale", { timeout: "10s", tags: { name: "GET /api/sale" } });
+  var sale = bodyOf(response);
+  if (response.status !== 200 || typeof sale.doubleSold !== "number" || typeof sale.lostUnits !== "number") {
+    throw new Error("GET /api/sale answered " + response.status + ": the stock cannot be checked");
+  }
+  saleDoubleSold.add(sale.doubleSold);
+  saleLost.add(sale.lostUnits);
+}
+
 function metricValue(data, name, stat) {
   var metric = data.metrics[name];
   if (!metric || !metric.values || typeof metric.values[stat] !== "number") return 0;
@@ -131,6 +180,8 @@ function textSummary(data, completion) {
       "  p99 " + ms(metricValue(data, "purchase_duration", "p(99)")) +
       "  max " + ms(metricValue(data, "purchase_duration", "max")),
     "  " + pad("checks", 14) + (metricValue(data, "checks", "rate") * 100).toFixed(2) + " %",
+    "  " + pad("sold twice", 14) + count("sale_units_double_sold") + " units (server's accounting)",
+    "  " + pad("lost", 14) + count("sale_units_lost") + " units",
   ];
   var names = Object.keys(data.metrics);
   for (var i = 0; i < names.length; i++) {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { getEnv } from "../env";
 import { faultDelay } from "../lab/faults";
 import { getStrategy } from "../locks/registry";
+import { countOutcome, observeLock, outcomeOf } from "../metrics";
 import { LockBusyError, LockLostError, LockUnavailableError, type LockOptions } from "../locks/types";
 import { getRedis } from "../redis";
 import { getActiveConfig } from "../sale/config";
@@ -39,6 +40,18 @@ export interface PurchaseReceipt {
  * neither — so no unit is lost to a failing database or a crash between the two writes.
  */
 export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
+  const counted = { strategy: "unknown" };
+  try {
+    const receipt = await purchaseUnit(input, counted);
+    countOutcome("bought", receipt.strategy);
+    return receipt;
+  } catch (error) {
+    countOutcome(outcomeOf((error as { code?: string }).code), counted.strategy);
+    throw error;
+  }
+}
+
+async function purchaseUnit(input: BuyCreate, counted: { strategy: string }): Promise<PurchaseReceipt> {
   const sku = input.sku ?? SKU;
   if (sku !== SKU) throw new UnknownProductError(sku);
   const instance = getEnv().APP_INSTANCE;
@@ -48,6 +61,7 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
   }
 
   const [config, sale] = await storeCall(() => Promise.all([getActiveConfig(), getCurrentSale()]));
+  counted.strategy = config.strategy;
   if (config.draining) throw new SaleSwitchingError(sku);
   const strategy = getStrategy(config.strategy);
   const options: LockOptions = {
@@ -63,7 +77,10 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
   const timeline = config.recordTimeline ? holderTimeline(appRecorder(), sale.id, holderId(reservation.id), instance) : undefined;
 
   const taken = await storeCall(() =>
-    takeUnit(strategy, sku, options, sale.id, config.workMs, { instance, nestedLock: config.nestedLock, reservation, faults: config.faults, timeline }),
+    takeUnit(strategy, sku, options, sale.id, config.workMs, {
+      instance, nestedLock: config.nestedLock, reservation, faults: config.faults, timeline,
+      onLockTimes: (waitMs, holdMs) => observeLock(config.strategy, waitMs, holdMs),
+    }),
   );
   if (!taken) throw new SoldOutError(sku);
 

@@ -20,6 +20,8 @@ export interface TakeUnitExtras {
   readonly faults?: FaultDelays;
   /** Records this purchase on the holder timeline; absent: nothing is recorded. */
   readonly timeline?: HolderTimeline;
+  /** Told how long the buyer waited for the lock and held it (ms), once it leaves the critical section. */
+  readonly onLockTimes?: (waitMs: number, holdMs: number) => void;
 }
 
 export interface TakenUnit {
@@ -70,7 +72,16 @@ export async function takeUnit(
     return taken;
   }
 
+  const askedAt = performance.now();
   const section = async (held: HeldLock): Promise<TakenUnit | undefined> => {
+    const heldAt = performance.now();
+    try {
+      return await criticalSection(held);
+    } finally {
+      extras.onLockTimes?.(heldAt - askedAt, performance.now() - heldAt);
+    }
+  };
+  const criticalSection = async (held: HeldLock): Promise<TakenUnit | undefined> => {
     const leaseLeft = held.leaseLeftMs ?? held.timeLeftMs;
     timeline?.note("acquired", { f: held.fencingToken }, leaseLeft && performance.now() + leaseLeft());
     const inside = await enterCriticalSection(redis, { saleId, instance, epoch, fencingToken: held.fencingToken, holder: timeline?.holder });

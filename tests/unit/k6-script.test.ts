@@ -122,10 +122,12 @@ interface FakeResponse {
 interface LoadedScript {
   options: { summaryTrendStats: string[]; scenarios: Record<string, Record<string, unknown>> };
   handleSummary: (data: unknown) => { stdout: string };
+  teardown: () => void;
   iterate: (vu: number, iter: number) => void;
 }
 
-function loadScript(env: Record<string, string>, answer: (url: string, body: string) => FakeResponse) {
+function loadScript(env: Record<string, string>, answer: (url: string, body: string) => FakeResponse, answerGet: (url: string) => FakeResponse = () => json(200, {})) {
+  const gets: string[] = [];
   const samples = new Map<string, number[]>();
   const posts: { url: string; body: string; params: { headers: Record<string, string> } }[] = [];
   const checks: Record<string, number> = {};
@@ -139,6 +141,10 @@ function loadScript(env: Record<string, string>, answer: (url: string, body: str
     post(url: string, body: string, params: { headers: Record<string, string> }) {
       posts.push({ url, body, params });
       return answer(url, body);
+    },
+    get(url: string) {
+      gets.push(url);
+      return answerGet(url);
     },
     setResponseCallback() {},
     expectedStatuses: (...statuses: number[]) => ({ statuses }),
@@ -157,12 +163,12 @@ function loadScript(env: Record<string, string>, answer: (url: string, body: str
     .replace(/^export (var|function) /gm, "$1 ");
   const factory = new Function(
     "check", "http", "Counter", "Trend", "__ENV",
-    `var __VU = 0, __ITER = 0;\n${body}\n;return { options: options, handleSummary: handleSummary,
+    `var __VU = 0, __ITER = 0;\n${body}\n;return { options: options, handleSummary: handleSummary, teardown: teardown,
       iterate: function (vu, iter) { __VU = vu; __ITER = iter; __default(); } };`,
   );
   const loaded = factory(check, http, FakeMetric, FakeMetric, env) as LoadedScript;
   const total = (name: string) => (samples.get(name) ?? []).reduce((a, b) => a + b, 0);
-  return { loaded, posts, checks, samples, total };
+  return { loaded, posts, gets, checks, samples, total };
 }
 
 const json = (status: number, payload: unknown): FakeResponse => ({
@@ -206,11 +212,34 @@ describe("flash-sale.js behaviour", () => {
   });
 
   it("runs a fixed amount shared by the VUs, or the VUs for a duration", () => {
-    const byCount = loadScript({ VUS: "300", ITERATIONS: "2000" }, () => json(409, {})).loaded.options;
+    const byCount = loadScript({ MODEL: "closed", VUS: "300", ITERATIONS: "2000" }, () => json(409, {})).loaded.options;
     expect(byCount.scenarios.spike).toMatchObject({ executor: "shared-iterations", vus: 300, iterations: 2000 });
-    const byTime = loadScript({ VUS: "20", DURATION: "5s" }, () => json(409, {})).loaded.options;
+    const byTime = loadScript({ MODEL: "closed", VUS: "20", DURATION: "5s" }, () => json(409, {})).loaded.options;
     expect(byTime.scenarios.spike).toMatchObject({ executor: "constant-vus", vus: 20, duration: "5s" });
     expect(byTime.summaryTrendStats).toEqual(expect.arrayContaining(["p(50)", "p(95)", "p(99)", "max"]));
+  });
+
+  it("is an open model by default: buyers arrive at a rate after a ramp from 0, however slowly the store answers", () => {
+    const options = loadScript({ RATE: "500", DURATION: "10s", RAMP: "1s", MAX_VUS: "800" }, () => json(409, {})).loaded.options;
+    const spike = options.scenarios.spike as { stages: { target: number; duration: string }[] };
+    expect(spike).toMatchObject({ executor: "ramping-arrival-rate", startRate: 0, timeUnit: "1s", maxVUs: 800, preAllocatedVUs: 50 });
+    expect(spike.stages).toEqual([{ target: 500, duration: "1s" }, { target: 500, duration: "10s" }]);
+    // Valid k6 options: an arrival-rate executor needs VUs to start with and a cap at least as high.
+    expect((spike as unknown as { preAllocatedVUs: number }).preAllocatedVUs).toBeLessThanOrEqual(800);
+    expect(() => loadScript({ MODEL: "poisson" }, () => json(409, {}))).toThrow("MODEL must be open or closed");
+  });
+
+  it("fails the run through its thresholds when the server's accounting finds a unit sold twice or lost", () => {
+    const thresholds = (loadScript({}, () => json(409, {})).loaded.options as unknown as { thresholds: Record<string, string[]> }).thresholds;
+    expect(thresholds.sale_units_double_sold).toEqual(["count<1"]);
+    expect(thresholds.sale_units_lost).toEqual(["count<1"]);
+    const script = loadScript({}, () => json(409, {}), () => json(200, { doubleSold: 3, lostUnits: 1 }));
+    script.loaded.teardown();
+    expect(script.gets).toEqual(["http://127.0.0.1:3000/api/sale"]);
+    expect(script.total("sale_units_double_sold")).toBe(3);
+    expect(script.total("sale_units_lost")).toBe(1);
+    const refused = loadScript({}, () => json(409, {}), () => json(503, { code: "unavailable" }));
+    expect(() => refused.loaded.teardown()).toThrow("GET /api/sale answered 503");
   });
 
   const summary = JSON.parse(readFileSync(path.resolve(__dirname, "../fixtures/k6-summary.json"), "utf8")) as unknown;

@@ -1,6 +1,7 @@
 import { getEnv } from "@/lib/env";
 import { errorResponse, methodNotAllowed } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
+import { getLog, requestIdOf } from "@/lib/log";
 import { purchase } from "@/lib/purchase/purchase";
 import { buyCreateSchema } from "@/lib/validations/buy";
 
@@ -9,15 +10,24 @@ export const dynamic = "force-dynamic";
 /** Buy one unit of goods:001 under the active lock strategy. Every answer names the instance that served it. */
 export async function POST(request: Request): Promise<Response> {
   const instance = getEnv().APP_INSTANCE;
-  const headers = { "x-instance": instance };
+  const requestId = requestIdOf(request);
+  const headers = { "x-instance": instance, "x-request-id": requestId };
+  const startedAt = performance.now();
+  const done = (response: Response, fields: Record<string, unknown>) => {
+    getLog().info({ requestId, status: response.status, ms: Math.round(performance.now() - startedAt), ...fields }, "purchase");
+    return response;
+  };
   try {
     const input = buyCreateSchema.parse(await readJsonBody(request));
     const receipt = await purchase(input);
-    return Response.json({ status: "bought", ...receipt }, { status: 201, headers });
+    return done(Response.json({ status: "bought", ...receipt }, { status: 201, headers }), {
+      code: "bought", buyer: input.buyer, unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,
+    });
   } catch (error) {
     const response = errorResponse(error, { instance });
     response.headers.set("x-instance", instance);
-    return response;
+    response.headers.set("x-request-id", requestId);
+    return done(response, { code: (error as { code?: string }).code ?? "error" });
   }
 }
 

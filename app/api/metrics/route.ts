@@ -1,0 +1,27 @@
+import { timingSafeEqual } from "node:crypto";
+import { requireAdmin } from "@/lib/auth/guard";
+import { getEnv } from "@/lib/env";
+import { errorResponse, methodNotAllowed } from "@/lib/http/errors";
+import { getMetrics } from "@/lib/metrics";
+
+export const dynamic = "force-dynamic";
+
+function bearerMatches(request: Request): boolean {
+  const token = getEnv().METRICS_TOKEN;
+  const given = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
+  if (!token || given.length !== token.length) return false;
+  return timingSafeEqual(Buffer.from(given), Buffer.from(token));
+}
+
+/** Prometheus text format: this instance's series. An admin session or METRICS_TOKEN is required. */
+export async function GET(request: Request): Promise<Response> {
+  try {
+    if (!bearerMatches(request)) await requireAdmin(request);
+    const { registry } = getMetrics();
+    return new Response(await registry.metrics(), { headers: { "content-type": registry.contentType, "cache-control": "no-store" } });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}
+
+export const POST = methodNotAllowed("GET");
