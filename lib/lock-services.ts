@@ -72,14 +72,22 @@ export function getLockServices(): LockServices {
   return (globalForServices.lockLabServices ??= openLockServices());
 }
 
+/** The client, unless ioredis has ended it for good. */
+function usable(client: Redis | undefined): Redis | undefined {
+  return client && client.status !== "end" ? client : undefined;
+}
+
 export function openLockServices(name = "locklab"): LockServices {
   let sentinel: Redis | undefined;
   let subscriber: Redis | undefined;
   let etcd: Etcd3 | undefined;
   const zk = new Map<number, Promise<zookeeper.Client>>();
   return {
-    sentinel: () => (sentinel ??= sentinelClient(`${name}-sentinel`)),
+    // ioredis ends a Sentinel client for good when a failover's reconnect races its own
+    // reconnect ("Connection is closed."): such a client is replaced by a new one.
+    sentinel: () => (sentinel = usable(sentinel) ?? sentinelClient(`${name}-sentinel`)),
     sentinelSubscriber() {
+      subscriber = usable(subscriber);
       if (!subscriber) {
         subscriber = sentinelClient(`${name}-sentinel-sub`);
         subscriber.options.maxRetriesPerRequest = null;
