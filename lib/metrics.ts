@@ -30,20 +30,10 @@ function createMetrics(): Metrics {
     labelNames: ["outcome", "strategy", "instance"] as const,
     registers: [registry],
   });
-  const lockWait = new Histogram({
-    name: "locklab_lock_wait_seconds",
-    help: "From asking for the lock to holding it",
-    labelNames: ["strategy", "instance"] as const,
-    buckets: SECONDS,
-    registers: [registry],
-  });
-  const lockHold = new Histogram({
-    name: "locklab_lock_hold_seconds",
-    help: "From holding the lock to leaving the critical section",
-    labelNames: ["strategy", "instance"] as const,
-    buckets: SECONDS,
-    registers: [registry],
-  });
+  const histogram = (name: string, help: string) =>
+    new Histogram({ name, help, labelNames: ["strategy", "instance"] as const, buckets: SECONDS, registers: [registry] });
+  const lockWait = histogram("locklab_lock_wait_seconds", "From asking for the lock to holding it");
+  const lockHold = histogram("locklab_lock_hold_seconds", "From holding the lock to leaving the critical section");
   new Gauge({
     name: "locklab_sale_units",
     help: "The current sale's units from the durable record: sold, double_sold, lost, remaining, oversell (signed)",

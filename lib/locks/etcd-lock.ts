@@ -2,6 +2,7 @@ import type { Etcd3, Lease } from "etcd3";
 import type { LockClients } from "./clients";
 import { leaseEnd, now } from "./lease";
 import { SERVICE_CALL_MS, lockDelayOwed, serviceCall } from "./service-call";
+import type { ServiceLockVariant } from "./service-strategy";
 import type { SharedLock } from "./shared-lock";
 import { LockBusyError, LockUnavailableError, type LockOptions } from "./types";
 
@@ -20,12 +21,6 @@ export function etcdLeaseSeconds(ttlMs: number): number {
   return Math.max(2, Math.ceil(ttlMs / 1000));
 }
 
-export interface EtcdLockOptions {
-  /** Hand the key's create revision to the holder as its fencing token. @default true */
-  readonly fenced?: boolean;
-  /** Ask etcd just before the write whether the key still stands at its create revision (Chubby's sequencer check). */
-  readonly sequencer?: boolean;
-}
 
 const call = <T>(what: string, run: () => Promise<T>) => serviceCall(`etcd ${what}`, SERVICE_CALL_MS, run);
 
@@ -45,7 +40,7 @@ async function waitDeleted(etcd: Etcd3, key: string, afterRevision: string, maxM
   }
 }
 
-export function etcdLock(clients: LockClients, resource: string, options: LockOptions, variant: EtcdLockOptions = {}): SharedLock {
+export function etcdLock(clients: LockClients, resource: string, options: LockOptions, variant: ServiceLockVariant = { fenced: true }): SharedLock {
   const ttlSeconds = etcdLeaseSeconds(options.ttlMs);
   const lockDelayMs = options.lockDelayMs ?? 0;
   const prefix = `${PREFIX}${resource}/`;
@@ -126,7 +121,7 @@ export function etcdLock(clients: LockClients, resource: string, options: LockOp
       const answer = await call("keepalive", () => heldLease.keepaliveOnce());
       return Number(answer.TTL) > 0;
     },
-    ...(variant.fenced !== false && { fencingToken: () => revision }),
+    ...(variant.fenced && { fencingToken: () => revision }),
     ...(variant.sequencer && {
       async sequencerCurrent() {
         const held = key;

@@ -3,6 +3,7 @@ import zookeeper from "node-zookeeper-client";
 import type { LockClients } from "./clients";
 import { leaseEnd, now } from "./lease";
 import { SERVICE_CALL_MS, lockDelayOwed, serviceCall } from "./service-call";
+import type { ServiceLockVariant } from "./service-strategy";
 import type { SharedLock } from "./shared-lock";
 import { LockBusyError, LockUnavailableError, type LockOptions } from "./types";
 
@@ -40,14 +41,8 @@ function isCode(error: unknown, code: number): boolean {
   return false;
 }
 
-export interface ZookeeperLockOptions {
-  /** Hand the znode's sequence number to the holder as its fencing token. @default true */
-  readonly fenced?: boolean;
-  /** Ask ZooKeeper just before the write whether the znode still stands (Chubby's sequencer check). */
-  readonly sequencer?: boolean;
-}
 
-export function zookeeperLock(clients: LockClients, resource: string, options: LockOptions, variant: ZookeeperLockOptions = {}): SharedLock {
+export function zookeeperLock(clients: LockClients, resource: string, options: LockOptions, variant: ServiceLockVariant = { fenced: true }): SharedLock {
   const sessionMs = zookeeperSessionMs(options.ttlMs);
   const lockDelayMs = options.lockDelayMs ?? 0;
   const dir = `${ROOT}/${encodeURIComponent(resource)}`;
@@ -132,7 +127,7 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
       const stat = await zk<zookeeper.Stat | undefined>("exists", SERVICE_CALL_MS, (cb) => c.exists(held, cb));
       return Boolean(stat);
     },
-    ...(variant.fenced !== false && { fencingToken: () => sequence }),
+    ...(variant.fenced && { fencingToken: () => sequence }),
     ...(variant.sequencer && {
       async sequencerCurrent() {
         const c = client;

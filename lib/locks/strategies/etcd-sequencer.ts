@@ -5,4 +5,4 @@ import { createEtcdLock } from "./etcd";
  * holder asks etcd whether its key still stands at its create revision. Catches a holder that
  * paused before the check; a pause between the answer and the write still sells twice.
  */
-export const createEtcdSequencer = createEtcdLock("etcd-sequencer", false, true, true);
+export const createEtcdSequencer = createEtcdLock("etcd-sequencer", { fenced: false, lab: true, sequencer: true });

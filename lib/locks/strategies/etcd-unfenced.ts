@@ -5,4 +5,4 @@ import { createEtcdLock } from "./etcd";
  * its stale stock after the next holder sold: units sold twice — unless the lock-delay knob
  * keeps the next holder waiting longer than the pause.
  */
-export const createEtcdUnfenced = createEtcdLock("etcd-unfenced", false, true);
+export const createEtcdUnfenced = createEtcdLock("etcd-unfenced", { fenced: false, lab: true });

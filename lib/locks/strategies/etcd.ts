@@ -1,7 +1,5 @@
-import type { LockClients } from "../clients";
 import { etcdLeaseSeconds, etcdLock } from "../etcd-lock";
-import { withLocalLine } from "../local-line";
-import type { LockStrategy } from "../types";
+import { serviceLockStrategy, type ServiceLockVariant } from "../service-strategy";
 
 /**
  * etcd's concurrency mutex on a three-member cluster: a key per contender under a lease, the
@@ -11,17 +9,7 @@ import type { LockStrategy } from "../types";
  * the next one back. Leases are whole seconds, 2 s at least. CP: without a quorum there is no
  * lock, only 503s.
  */
-export function createEtcdLock(name: string, fenced: boolean, lab?: boolean, sequencer?: boolean) {
-  return (clients: LockClients): LockStrategy => ({
-    name,
-    safe: fenced,
-    lab,
-    localLine: "queue",
-    withLock(resource, options, critical) {
-      const lease = { ...options, ttlMs: etcdLeaseSeconds(options.ttlMs) * 1000 };
-      return withLocalLine(resource, lease, etcdLock(clients, resource, lease, { fenced, sequencer }), critical);
-    },
-  });
-}
+export const createEtcdLock = (name: string, variant: ServiceLockVariant) =>
+  serviceLockStrategy(name, variant, (ttlMs) => etcdLeaseSeconds(ttlMs) * 1000, etcdLock);
 
-export const createEtcd = createEtcdLock("etcd", true);
+export const createEtcd = createEtcdLock("etcd", { fenced: true });

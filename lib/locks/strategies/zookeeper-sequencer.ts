@@ -5,4 +5,4 @@ import { createZookeeperLock } from "./zookeeper";
  * the holder asks ZooKeeper whether its znode still stands. Catches a holder that paused before
  * the check; a pause between the answer and the write still sells twice.
  */
-export const createZookeeperSequencer = createZookeeperLock("zookeeper-sequencer", false, true, true);
+export const createZookeeperSequencer = createZookeeperLock("zookeeper-sequencer", { fenced: false, lab: true, sequencer: true });

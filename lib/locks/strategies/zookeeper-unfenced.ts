@@ -5,4 +5,4 @@ import { createZookeeperLock } from "./zookeeper";
  * timeout writes its stale stock after the next holder sold: units sold twice — unless the
  * lock-delay knob keeps the next holder waiting longer than the pause.
  */
-export const createZookeeperUnfenced = createZookeeperLock("zookeeper-unfenced", false, true);
+export const createZookeeperUnfenced = createZookeeperLock("zookeeper-unfenced", { fenced: false, lab: true });

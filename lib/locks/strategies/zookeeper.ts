@@ -1,6 +1,4 @@
-import type { LockClients } from "../clients";
-import { withLocalLine } from "../local-line";
-import type { LockStrategy } from "../types";
+import { serviceLockStrategy, type ServiceLockVariant } from "../service-strategy";
 import { zookeeperLock, zookeeperSessionMs } from "../zookeeper-lock";
 
 /**
@@ -11,17 +9,7 @@ import { zookeeperLock, zookeeperSessionMs } from "../zookeeper-lock";
  * holds the next one back. The TTL knob is the session timeout (400 ms to 4 s). CP: without a
  * quorum there is no lock, only 503s.
  */
-export function createZookeeperLock(name: string, fenced: boolean, lab?: boolean, sequencer?: boolean) {
-  return (clients: LockClients): LockStrategy => ({
-    name,
-    safe: fenced,
-    lab,
-    localLine: "queue",
-    withLock(resource, options, critical) {
-      const session = { ...options, ttlMs: zookeeperSessionMs(options.ttlMs) };
-      return withLocalLine(resource, session, zookeeperLock(clients, resource, session, { fenced, sequencer }), critical);
-    },
-  });
-}
+export const createZookeeperLock = (name: string, variant: ServiceLockVariant) =>
+  serviceLockStrategy(name, variant, zookeeperSessionMs, zookeeperLock);
 
-export const createZookeeper = createZookeeperLock("zookeeper", true);
+export const createZookeeper = createZookeeperLock("zookeeper", { fenced: true });
