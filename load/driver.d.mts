@@ -17,8 +17,12 @@ export interface LoadSummary extends LoadCounts {
 export interface LoadOptions {
   /** Base URL of the store (nginx): a loopback host, or one listed in LOAD_ALLOWED_HOSTS. */
   readonly url: string;
-  /** Concurrent connections. @default 50 */
+  /** Concurrent connections (closed model), or the most purchases in flight (open model). @default 50 */
   readonly vus?: number;
+  /** Open model: buyers arriving per second, whatever the store answers. Absent: the closed model. */
+  readonly rate?: number;
+  /** Open model: the arrival rate climbs from 0 to `rate` over this long. @default 0 */
+  readonly rampMs?: number;
   /** Stop after this many answers, errors included. @default 200 (when no durationMs) */
   readonly requests?: number;
   /** Stop after this long instead of after a number of requests. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * The built-in load driver: the flash-sale spike for machines without k6, built on autocannon.
- * `vus` keep-alive connections all hammer `POST /api/buy`, each request with its own buyer, until
+ * Closed model: `vus` keep-alive connections all hammer `POST /api/buy`; open model (`rate`): buyers
+ * arrive at `rate`/s whatever the store answers, at most `vus` in flight (load/engines.mjs). Each request has its own buyer, until
  * `requests` answers (or `durationMs`) are done. Every answer is classified by status — 201 bought,
  * 409 sold out, 423 busy, anything else (and every network error or timeout) an error — and
  * latency percentiles are computed from every single answer (autocannon's histogram has no p95).
@@ -16,7 +17,7 @@
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import autocannon from "autocannon";
+import { BAILOUT_ERRORS, closedEngine, openEngine } from "./engines.mjs";
 import { CompletionError, assertLoadTarget, latencySummary, postRun, progressLine } from "./report.mjs";
 
 export { CompletionError, latencySummary, progressLine };
@@ -29,7 +30,9 @@ export { CompletionError, latencySummary, progressLine };
 /**
  * @typedef {object} LoadOptions
  * @property {string} url Base URL of the store (nginx); only loopback addresses are accepted.
- * @property {number} [vus] Concurrent connections. @default 50
+ * @property {number} [vus] Concurrent connections (closed model), or the most purchases in flight (open model). @default 50
+ * @property {number} [rate] Open model: buyers arriving per second, whatever the store answers. Absent: closed model.
+ * @property {number} [rampMs] Open model: the arrival rate climbs from 0 to `rate` over this long. @default 0
  * @property {number} [requests] Stop after this many answers (errors included). @default 200 when no durationMs
  * @property {number} [durationMs] Stop after this long instead.
  * @property {{ id: number, token: string }} [run] Report progress to and complete this run.
@@ -51,8 +54,6 @@ export const DEFAULT_LOAD_OPTIONS = Object.freeze({
   quiet: false,
 });
 
-/** Connection errors and timeouts after which the target is clearly down: stop instead of spinning. */
-const BAILOUT_ERRORS = 1_000;
 /**
  * Runs the spike and resolves with the summary. With `run`, also reports progress and completes
  * the run; a failed completion rejects with a CompletionError that carries the summary.
@@ -81,6 +82,8 @@ export async function runLoad(input) {
   let answered = 0;
   let buyerSeq = 0;
   let connectionErrors = 0;
+  /** Open model: arrivals that found `vus` purchases already in flight, and were not sent. */
+  let dropped = 0;
 
   const count = (kind) => {
     counts[kind] += 1;
@@ -98,45 +101,26 @@ export async function runLoad(input) {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
 
-  let finish;
-  const finished = new Promise((resolve, reject) => {
-    finish = (error, result) => (error ? reject(error) : resolve(result));
-  });
-  const instance = autocannon(
-    {
-      url: new URL("/api/buy", options.url).href,
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json" },
-      // A fixed amount splits evenly over the connections and cannot be smaller than their count.
-      connections: total !== undefined ? Math.min(vus, total) : vus,
-      ...(total !== undefined ? { amount: total } : { duration: durationMs / 1000 }),
-      // autocannon checks its stop flag once per sample interval: keep the overshoot small.
-      sampleInt: 100,
-      timeout: options.requestTimeoutMs / 1000,
-      bailout: BAILOUT_ERRORS,
-      requests: [
-        {
-          setupRequest(request) {
-            request.body = JSON.stringify({ buyer: `${buyerPrefix}-${buyerSeq++}` });
-            return request;
-          },
-        },
-      ],
+  const engineOptions = { url: options.url, vus, total, durationMs, requestTimeoutMs: options.requestTimeoutMs, nextBuyer: () => `${buyerPrefix}-${buyerSeq++}` };
+  const hooks = {
+    onAnswer(statusCode, ms) {
+      recordLatency(ms);
+      if (statusCode === 201) count("bought");
+      else if (statusCode === 409) count("soldOut");
+      else if (statusCode === 423) count("busy");
+      else count("errors");
     },
-    (error, result) => finish(error, result),
-  );
-
-  instance.on("response", (_client, statusCode, _resBytes, responseTime) => {
-    recordLatency(responseTime);
-    if (statusCode === 201) count("bought");
-    else if (statusCode === 409) count("soldOut");
-    else if (statusCode === 423) count("busy");
-    else count("errors");
-  });
-  instance.on("reqError", () => {
-    connectionErrors += 1;
-    count("errors");
-  });
+    onError() {
+      connectionErrors += 1;
+      count("errors");
+    },
+    onDropped() {
+      dropped += 1;
+    },
+  };
+  const rate = options.rate === undefined ? undefined : Math.trunc(options.rate);
+  const instance = rate === undefined ? closedEngine(engineOptions, hooks) : openEngine({ ...engineOptions, rate, rampMs: options.rampMs }, hooks);
+  const finished = instance.finished;
 
   let stopReason;
   const stop = (reason) => {
@@ -196,6 +180,7 @@ export async function runLoad(input) {
     const line = progressLine(counts, { total, durationMs, elapsedMs: Math.min(durationMsDone, durationMs ?? durationMsDone) });
     progressStream.write(tty ? `\r\x1b[2K${line}\n` : `${line}\n`);
     if (stopReason) progressStream.write(`stopped early: ${stopReason}\n`);
+    if (dropped) progressStream.write(`open model: ${dropped} arrivals dropped (${vus} purchases already in flight)\n`);
   }
 
   /** @type {LoadSummary} */
@@ -220,7 +205,7 @@ export async function runLoad(input) {
 }
 
 const USAGE = `usage: node load/driver.mjs --url http://127.0.0.1:3000 --vus 50 (--requests N | --duration-ms N)
-                          [--run ID --token TOKEN] [--quiet] [--timeout-ms N] [--max-ms N]`;
+                          [--rate N [--ramp-ms N]] [--run ID --token TOKEN] [--quiet] [--timeout-ms N] [--max-ms N]`;
 
 /** @param {string[]} argv */
 export function parseCliArgs(argv) {
@@ -236,6 +221,8 @@ export function parseCliArgs(argv) {
       quiet: { type: "boolean", default: false },
       "timeout-ms": { type: "string" },
       "max-ms": { type: "string" },
+      rate: { type: "string" },
+      "ramp-ms": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -259,6 +246,8 @@ export function parseCliArgs(argv) {
     quiet: values.quiet,
     requestTimeoutMs: int("timeout-ms", values["timeout-ms"]),
     maxMs: int("max-ms", values["max-ms"]),
+    rate: int("rate", values.rate),
+    rampMs: int("ramp-ms", values["ramp-ms"]),
   };
 }
 

@@ -28,8 +28,9 @@ export function drive(tool: "k6" | "node", base: string, run: RunRecord, token: 
             "-e", `BASE_URL=${base}`,
             "-e", `RUN_ID=${run.id}`,
             "-e", `RUN_TOKEN=${token}`,
-            // The dashboard's runs are a pool of VUs for a time or an amount: k6's closed model.
-            "-e", "MODEL=closed",
+            ...(run.knobs.model === "open" && run.knobs.rate
+              ? ["-e", "MODEL=open", "-e", `RATE=${run.knobs.rate}`, "-e", `MAX_VUS=${run.vus}`, "-e", "RAMP=1s"]
+              : ["-e", "MODEL=closed"]),
             "-e", `VUS=${run.vus}`,
             ...(bound !== undefined ? ["-e", `DURATION=${bound}ms`] : ["-e", `ITERATIONS=${total ?? 200}`]),
             K6_SCRIPT,

@@ -10,13 +10,17 @@ import { failRun, type RunRecord } from "./runs";
  * measures). It drives nginx's public address and reports progress and its summary through the
  * run API with the run's token. If it dies without completing, the run is marked failed.
  */
+/** The open model's arrival rate, ramping up over the first second as a sale opening does. */
+const openModel = (run: RunRecord): string[] =>
+  run.knobs.model === "open" && run.knobs.rate ? ["--rate", String(run.knobs.rate), "--ramp-ms", "1000"] : [];
+
 export function launchDriver(run: RunRecord, reportToken: string): void {
   const script = path.join(process.cwd(), "load", "driver.mjs");
   const bound = run.durationMs ? ["--duration-ms", String(run.durationMs)] : ["--requests", String(run.totalRequests ?? 200)];
   const log = openSync(path.join(tmpdir(), `lock-lab-run-${run.id}.log`), "a");
   const child = spawn(
     process.execPath,
-    [script, "--url", getEnv().PUBLIC_URL, "--vus", String(run.vus), ...bound, "--run", String(run.id), "--token", reportToken, "--quiet"],
+    [script, "--url", getEnv().PUBLIC_URL, "--vus", String(run.vus), ...bound, ...openModel(run), "--run", String(run.id), "--token", reportToken, "--quiet"],
     { stdio: ["ignore", log, log], env: { ...process.env, NODE_OPTIONS: "" } },
   );
   child.on("exit", (code) => {

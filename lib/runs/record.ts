@@ -20,7 +20,7 @@ export interface RunRecord {
   status: string;
   strategy: string;
   scenario: string | null;
-  knobs: { lockTtlMs: number; waitTimeoutMs: number; workMs: number };
+  knobs: { lockTtlMs: number; waitTimeoutMs: number; workMs: number; model?: "closed" | "open"; rate?: number };
   tool: string;
   vus: number;
   durationMs: number | null;

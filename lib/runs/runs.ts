@@ -81,7 +81,10 @@ export async function startRun(input: RunCreate): Promise<{ run: RunRecord; repo
         saleId: sale.id,
         strategy: config.strategy,
         scenario: input.scenario ?? null,
-        knobs: { lockTtlMs: config.lockTtlMs, waitTimeoutMs: config.waitTimeoutMs, workMs: config.workMs },
+        knobs: {
+          lockTtlMs: config.lockTtlMs, waitTimeoutMs: config.waitTimeoutMs, workMs: config.workMs,
+          model: input.model, ...(input.model === "open" && { rate: input.rate }),
+        },
         tool: input.tool,
         vus: input.vus,
         durationMs: input.durationMs ?? null,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { STRATEGY_NAMES } from "../locks/strategies";
 
 export const LOAD_TOOLS = ["node", "k6"] as const;
+export const LOAD_MODELS = ["closed", "open"] as const;
 
 /** `POST /api/admin/runs`: the sale to reset, the strategy and knobs, and the load to drive. */
 export const runCreateSchema = z
@@ -14,6 +15,9 @@ export const runCreateSchema = z
     initialStock: z.number().int().min(0).max(100_000).default(100),
     tool: z.enum(LOAD_TOOLS).default("node"),
     vus: z.number().int().min(1).max(2_000).default(50),
+    /** closed: `vus` buyers back to back; open: buyers arrive at `rate`/s, at most `vus` in flight. */
+    model: z.enum(LOAD_MODELS).default("closed"),
+    rate: z.number().int().min(1).max(20_000).optional(),
     durationMs: z.number().int().min(500).max(600_000).optional(),
     totalRequests: z.number().int().min(1).max(200_000).optional(),
     /** Launch the built-in driver from the server (the dashboard's Run button). */
@@ -24,6 +28,10 @@ export const runCreateSchema = z
   .refine((run) => !(run.durationMs && run.totalRequests), {
     message: "give either durationMs or totalRequests, not both",
     path: ["totalRequests"],
+  })
+  .refine((run) => run.model === "closed" || run.rate !== undefined, {
+    message: "the open model needs an arrival rate (buyers per second)",
+    path: ["rate"],
   });
 export type RunCreate = z.infer<typeof runCreateSchema>;
 

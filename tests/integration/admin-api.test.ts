@@ -254,3 +254,27 @@ describe("the k6 completion contract", () => {
     expect((exported.json.timeline as unknown[]).length).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe("open-model runs", () => {
+  it("refuses the open model without an arrival rate (422, field rate), and starts nothing", async () => {
+    const before = await snapshot();
+    const refused = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", initialStock: 5, model: "open" });
+    expect(refused.status).toBe(422);
+    expect(refused.json.fieldErrors).toHaveProperty("rate");
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("drives buyers arriving at a rate through the built-in driver, and completes with the server's own figures", async () => {
+    const created = await adminFetch(cookie, "POST", "/api/admin/runs", {
+      strategy: "token-lua", workMs: 0, initialStock: 20, model: "open", rate: 100, vus: 50, totalRequests: 60, start: true,
+    });
+    expect(created.status).toBe(201);
+    const id = (created.json.run as { id: number }).id;
+    let run: Record<string, unknown> = {};
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && run.status !== "completed"; ) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      run = (await adminFetch(cookie, "GET", `/api/admin/runs/${id}`)).json.run as Record<string, unknown>;
+    }
+    expect(run).toMatchObject({ status: "completed", requests: 60, orders: 20, knobs: expect.objectContaining({ model: "open", rate: 100 }) });
+  });
+});

@@ -23,7 +23,7 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return body;
 }
 
-async function startFakeStore(stock: number, completeStatus = 200): Promise<FakeStore> {
+async function startFakeStore(stock: number, completeStatus = 200, answerDelayMs = 0): Promise<FakeStore> {
   const buyers: string[] = [];
   const progress: Record<string, number>[] = [];
   const completions: unknown[] = [];
@@ -35,6 +35,7 @@ async function startFakeStore(stock: number, completeStatus = 200): Promise<Fake
     const body = await readBody(request);
     if (request.url === "/api/buy") {
       const { buyer } = JSON.parse(body) as { buyer: string };
+      if (answerDelayMs) await new Promise((resolve) => setTimeout(resolve, answerDelayMs));
       buyers.push(buyer);
       if (buyers.length % 7 === 0) return send(response, 423, { code: "busy" });
       if (buyers.length % 11 === 0) return send(response, 500, { code: "internal" });
@@ -86,6 +87,28 @@ describe("runLoad", () => {
     expect(summary.latencyMs.p95).toBeLessThanOrEqual(summary.latencyMs.p99);
     expect(summary.latencyMs.p99).toBeLessThanOrEqual(summary.latencyMs.max);
     expect(summary.durationMs).toBeGreaterThan(0);
+  });
+
+  it("open model: buyers arrive at the rate, spread out, one buyer each, every answer classified", async () => {
+    store = await startFakeStore(20);
+    const summary = await runLoad({ url: store.url, vus: 50, rate: 400, requests: 120, quiet: true });
+    expect(store.buyers).toHaveLength(120);
+    expect(new Set(store.buyers).size).toBe(120);
+    expect(summary).toMatchObject({ requests: 120, bought: 20, busy: 17, errors: 9, soldOut: 74 });
+    // 120 arrivals at 400/s cannot all be sent at once: the last one is due after 297 ms.
+    expect(summary.durationMs).toBeGreaterThanOrEqual(290);
+  });
+
+  it("open model: a slow store does not slow the arrivals; those with every slot busy are dropped", async () => {
+    store = await startFakeStore(100, 200, 300);
+    const lines: string[] = [];
+    const progressStream = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
+    const summary = await runLoad({ url: store.url, vus: 5, rate: 100, requests: 50, progressStream });
+    // A closed pool of 5 would need 50 / 5 × 300 ms = 3 s; arrivals at 100/s are done in 0.5 s.
+    expect(summary.durationMs).toBeLessThan(2_000);
+    expect(summary.requests).toBeLessThan(50);
+    expect(summary.requests).toBe(store.buyers.length);
+    expect(lines.join("")).toMatch(/open model: \d+ arrivals dropped \(5 purchases already in flight\)/);
   });
 
   it("stops after a duration", async () => {

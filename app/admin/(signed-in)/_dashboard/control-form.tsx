@@ -78,6 +78,8 @@ export function ControlForm({ strategies, initialConfig }: { strategies: readonl
       ...readKnobs(data),
       initialStock: numberOr(data.get("initialStock")),
       vus: numberOr(data.get("vus")),
+      model: data.get("model") === "open" ? "open" : "closed",
+      ...(data.get("model") === "open" && { rate: numberOr(data.get("rate")) }),
       ...(data.get("bound") === "duration"
         ? { durationMs: amount === undefined ? undefined : amount * 1000 }
         : { totalRequests: amount }),

@@ -47,12 +47,24 @@ export function KnobFields({ config, errors }: { config: LockConfig; errors: Fie
 /** The sale and the load of a run: the stock to sell, how many buyers, and for how long. */
 export function RunFields({ initialStock, errors }: { initialStock: number; errors: FieldErrorMap }) {
   const [bound, setBound] = useState<"requests" | "duration">("requests");
+  const [model, setModel] = useState<"closed" | "open">("closed");
   return (
     <>
       <Field label="Initial stock" errors={errors.initialStock}>
         <input name="initialStock" type="number" min={0} defaultValue={initialStock} />
       </Field>
-      <Field label="Virtual users" errors={errors.vus}>
+      <Field label="Load model" errors={errors.model}>
+        <select name="model" value={model} onChange={(e) => setModel(e.target.value as typeof model)}>
+          <option value="closed">closed: virtual users buy back to back</option>
+          <option value="open">open: buyers arrive at a rate (a sale opening)</option>
+        </select>
+      </Field>
+      {model === "open" && (
+        <Field label="Arrival rate (buyers/s)" errors={errors.rate}>
+          <input name="rate" type="number" min={1} defaultValue={200} />
+        </Field>
+      )}
+      <Field label={model === "open" ? "Most buyers in flight" : "Virtual users"} errors={errors.vus}>
         <input name="vus" type="number" min={1} defaultValue={50} />
       </Field>
       <Field label="Load bound" errors={[...(errors.totalRequests ?? []), ...(errors.durationMs ?? [])]}>
