@@ -11,6 +11,7 @@ import { finishLabRun, getLabRun, saveLabRun, type CaseOutcome, type LabRunRecor
 import { ALL_PITFALLS, findScenario, type LabCase, type LabStep, type Pitfall, type Via } from "./scenarios";
 import { getStackStatus, stackControl } from "./stack-control";
 import { recordFault } from "../timeline/faults";
+import { untilNginxSeesInstances } from "./rotation";
 import { failOver, holdReplication } from "./sentinel-faults";
 import { keepTimeline } from "../timeline/store";
 
@@ -127,6 +128,8 @@ function percentile(values: number[], share: number): number {
 
 export async function runCase(labCase: LabCase, prefix: string, onSale?: (saleId: number) => Promise<void>): Promise<CaseOutcome> {
   await resetLab();
+  // A previous case may have paused or killed an instance: both must be in nginx's rotation again.
+  await untilNginxSeesInstances(getEnv().PUBLIC_URL, (process.env.APP_PORTS ?? "3001,3002").split(",").length);
   await updateConfig({ strategy: labCase.strategy, lockTtlMs: labCase.lockTtlMs, waitTimeoutMs: labCase.waitTimeoutMs, workMs: labCase.workMs, lockDelayMs: labCase.lockDelayMs ?? 0 });
   await setNestedLock(Boolean(labCase.nestedLock));
   for (const fault of labCase.faults ?? []) await setFault(fault.point, fault.ms, fault.times);

@@ -12,6 +12,7 @@
 import { afterAll, expect, it } from "vitest";
 import { burst, type BurstResult } from "@/lib/lab/burst";
 import { clearFaults, setFault } from "@/lib/lab/faults";
+import { untilNginxSeesInstances } from "@/lib/lab/rotation";
 import type { StrategyName } from "@/lib/locks/strategies";
 import { resetConfig } from "@/lib/sale/config";
 import { checkSale, settledSale, type CheckedSale } from "../support/accounting";
@@ -108,21 +109,6 @@ function planFault(name: FaultName, random: ReturnType<typeof seeded>): FaultPla
   }
 }
 
-/**
- * After a kill or a pause nginx takes an instance out of rotation for a few seconds (max_fails=1,
- * fail_timeout=5s): the next run starts only once both answer through it again. Bounded.
- */
-async function untilNginxSeesBothInstances(): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  const seen = new Set<string>();
-  while (seen.size < 2 && Date.now() < deadline) {
-    const response = await fetch(`${PUBLIC_URL}/api/health`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-    const instance = response?.ok ? response.headers.get("x-instance") ?? (await response.json().catch(() => ({})) as { instance?: string }).instance : undefined;
-    if (instance) seen.add(instance);
-    else await sleep(200);
-  }
-}
-
 interface RunOutcome {
   readonly run: number;
   readonly strategy: StrategyName;
@@ -144,7 +130,7 @@ async function chaosRun(run: number, random: ReturnType<typeof seeded>): Promise
   const faults = Array.from({ length: random.int(1, 3) }, () => planFault(pool.splice(random.int(0, pool.length - 1), 1)[0]!, random));
 
   await stackControl("/reset-faults");
-  await untilNginxSeesBothInstances();
+  await untilNginxSeesInstances(PUBLIC_URL);
   await prepareSale({ strategy, ...KNOBS }, STOCK);
   const loading = burst(PUBLIC_URL, BUYERS, CONCURRENCY, 30_000, `chaos${run}`);
   const injecting = Promise.all(faults.map(async (fault) => {
