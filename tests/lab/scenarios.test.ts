@@ -31,8 +31,10 @@ async function runScenario(id: string): Promise<LabRunRecord> {
   const deadline = Date.now() + RUN_TIMEOUT_MS;
   while (Date.now() < deadline) {
     const polled = await adminFetch(cookie, "GET", `/api/admin/lab/runs/${labRunId}`);
-    const labRun = polled.json.labRun as LabRunRecord;
-    if (labRun.status !== "running") return labRun;
+    // A case may freeze the instance that answers this poll (or nginx may have just taken it out
+    // of rotation): such a poll is asked again, within the same deadline.
+    const labRun = polled.status === 200 ? (polled.json.labRun as LabRunRecord | undefined) : undefined;
+    if (labRun && labRun.status !== "running") return labRun;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`lab run ${labRunId} did not finish within ${RUN_TIMEOUT_MS} ms`);
