@@ -5,6 +5,7 @@
  */
 import { closeDb } from "../lib/db";
 import { runLabRun } from "../lib/lab/runner";
+import { getLockServices } from "../lib/lock-services";
 import { closeRedis } from "../lib/redis";
 
 const labRunId = Number(process.argv[2]);
@@ -17,4 +18,10 @@ runLabRun(labRunId)
     console.error(error);
     process.exitCode = 1;
   })
-  .finally(() => Promise.allSettled([closeDb(), closeRedis()]));
+  .finally(async () => {
+    // The reconciler may have taken a ZooKeeper or etcd lock to give a unit back: those clients
+    // keep heartbeats going, so they are closed too, and whatever still holds the process after
+    // that does not keep it alive past two seconds.
+    await Promise.allSettled([closeDb(), closeRedis(), getLockServices().close()]);
+    setTimeout(() => process.exit(), 2_000).unref();
+  });
