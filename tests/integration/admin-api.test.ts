@@ -95,7 +95,7 @@ describe("with a session", () => {
   });
 
   it.each([
-    [{ strategy: "zookeeper" }, "strategy"],
+    [{ strategy: "chubby" }, "strategy"],
     [{ lockTtlMs: 0 }, "lockTtlMs"],
     [{ waitTimeoutMs: "soon" }, "waitTimeoutMs"],
     [{ workMs: -5 }, "workMs"],

@@ -157,10 +157,12 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   "token-reentrant": [TOKEN, REDIS_NODE_1],
   "pg-nowait": [{ exclusive: true, waits: false, lease: true, fifo: false }, { stop: ["/postgres/stop"] }],
   "pg-unfenced": [{ exclusive: true, waits: true, lease: true, checked: false, fifo: false }, { stop: ["/postgres/stop"] }],
-  // With its primary and its replica both down there is nothing to fail over to.
-  sentinel: [TOKEN, { stop: ["/sentinel-redis/1/stop", "/sentinel-redis/2/stop"] }],
+  // With its primary and its replica both frozen there is nothing to fail over to. Paused rather
+  // than stopped: restarted, the pair would resync and the Sentinels might swap their roles while
+  // the next tests run.
+  sentinel: [TOKEN, { stop: ["/sentinel-redis/1/pause", "/sentinel-redis/2/pause"] }],
   // The primary alone is not enough: without a replica to confirm it, no lock counts.
-  "sentinel-wait": [TOKEN, { stop: ["/sentinel-redis/2/stop"] }],
+  "sentinel-wait": [TOKEN, { stop: ["/sentinel-redis/2/pause"] }],
   // Sessions and leases are kept alive while the holder works; without a quorum there is no lock.
   zookeeper: [{ ...TOKEN, lease: false }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
   etcd: [{ ...TOKEN, lease: false }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],

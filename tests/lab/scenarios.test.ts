@@ -30,10 +30,10 @@ async function runScenario(id: string): Promise<LabRunRecord> {
   const labRunId = (started.json.labRun as LabRunRecord).id;
   const deadline = Date.now() + RUN_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    const polled = await adminFetch(cookie, "GET", `/api/admin/lab/runs/${labRunId}`);
-    // A case may freeze the instance that answers this poll (or nginx may have just taken it out
-    // of rotation): such a poll is asked again, within the same deadline.
-    const labRun = polled.status === 200 ? (polled.json.labRun as LabRunRecord | undefined) : undefined;
+    // A case may freeze or kill the instance that answers this poll (or nginx may have just taken
+    // it out of rotation): such a poll is asked again, within the same deadline.
+    const polled = await adminFetch(cookie, "GET", `/api/admin/lab/runs/${labRunId}`).catch(() => undefined);
+    const labRun = polled?.status === 200 ? (polled.json.labRun as LabRunRecord | undefined) : undefined;
     if (labRun && labRun.status !== "running") return labRun;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
