@@ -55,7 +55,7 @@ export function RunFields({ initialStock, errors }: { initialStock: number; erro
       </Field>
       <Field label="Load model" errors={errors.model}>
         <select name="model" value={model} onChange={(e) => setModel(e.target.value as typeof model)}>
-          <option value="closed">closed: virtual users buy back to back</option>
+          <option value="closed">closed: a fixed pool buying back to back</option>
           <option value="open">open: buyers arrive at a rate (a sale opening)</option>
         </select>
       </Field>
