@@ -1,5 +1,25 @@
-import type { TimelineEvent } from "./events";
-import { buildHolders, type Holder } from "./holders";
+import type { Anomaly } from "./anomalies";
+import type { TimelineEvent, Vote } from "./events";
+import { buildHolders, criticalSection, type Holder } from "./holders";
+
+/**
+ * The diagram's fixed geometry, in SVG user units: the SVG is 1000 units wide and scaled to its
+ * box, so at 1280×720 one unit is a little under one pixel.
+ */
+export const DIAGRAM = Object.freeze({
+  width: 1000,
+  /** Where the plot starts: labels sit in the column to its left. */
+  left: 150,
+  right: 16,
+  /** Above the first lane: the time axis' labels. */
+  top: 30,
+  laneHeight: 24,
+  /** Between the last lane and the first Redis node's row: the rows' heading and the vote key. */
+  nodeHeadHeight: 28,
+  nodeRowHeight: 22,
+  /** Below the last row: the fault bands' notes. */
+  bottom: 18,
+});
 
 /** One row of the diagram: an instance's heading, or a holder's lane. */
 export type Row = { readonly kind: "instance"; readonly instance: string } | { readonly kind: "lane"; readonly holder: Holder };
@@ -12,6 +32,34 @@ export interface Layout {
   readonly start: number;
   readonly end: number;
   readonly faults: readonly { readonly from: number; readonly to: number; readonly note: string }[];
+  /** Redlock: one row per Redis node, below the lanes; empty when no acquire recorded votes. */
+  readonly nodes: readonly NodeRow[];
+}
+
+/** One Redlock acquire's answer from one node. */
+export interface VoteMark {
+  /** When the holder had every node's answer, µs. */
+  readonly t: number;
+  readonly holder: string;
+  readonly buyer?: string;
+  readonly vote: Vote;
+  /** How many nodes granted this acquire, of how many asked. */
+  readonly granted: number;
+  readonly asked: number;
+  /** Validity the holder had left once the answers were in, ms; negative when it ran out while asking. */
+  readonly validityMs?: number;
+  /**
+   * A quorum granted and validity was left: the holder got the lock until `t + validityMs`.
+   * Otherwise the strategy released every node at once, so no validity is drawn.
+   */
+  readonly won: boolean;
+}
+
+export interface NodeRow {
+  /** 1-based, in the order the votes list the nodes. */
+  readonly node: number;
+  readonly label: string;
+  readonly marks: readonly VoteMark[];
 }
 
 /** Lanes grouped by instance (in order of first appearance), holders in order of their first event. */
@@ -34,7 +82,179 @@ export function layOut(events: readonly TimelineEvent[]): Layout {
   }
   const start = events.length ? events[0]!.t : 0;
   const end = events.length ? Math.max(...events.map((event) => event.t), start + 1) : 1;
-  return { rows, rowOf, start, end, faults: faultBands(events, end) };
+  return { rows, rowOf, start, end, faults: faultBands(events, end), nodes: nodeRows(events) };
+}
+
+/** The words and colours a vote is shown with, in the node rows, their tooltips and the legend. */
+export const VOTE_WORDS: Readonly<Record<Vote, string>> = Object.freeze({
+  granted: "granted",
+  held: "held by another",
+  timeout: "timed out",
+  down: "down",
+});
+export const VOTE_COLOURS: Readonly<Record<Vote, string>> = Object.freeze({
+  granted: "#1f8a4c",
+  held: "#c98a00",
+  timeout: "#7a7a7a",
+  down: "#c62828",
+});
+
+/**
+ * Redlock's votes turned sideways: one row per node, one mark per acquire attempt (retries
+ * included), in time order. The events name nodes only by their place in the votes list.
+ */
+export function nodeRows(events: readonly TimelineEvent[]): NodeRow[] {
+  const buyerOf = new Map<string, string>();
+  for (const event of events) if (event.h && event.b && !buyerOf.has(event.h)) buyerOf.set(event.h, event.b);
+  const acquires = events.filter((event) => event.kind === "votes" && event.votes?.length).sort((a, b) => a.t - b.t);
+  const count = acquires.reduce((most, event) => Math.max(most, event.votes!.length), 0);
+  const rows = Array.from({ length: count }, (_, index) => ({ node: index + 1, label: `node ${index + 1}`, marks: [] as VoteMark[] }));
+  for (const event of acquires) {
+    const votes = event.votes!;
+    const granted = votes.filter((vote) => vote === "granted").length;
+    const quorum = Math.floor(votes.length / 2) + 1;
+    const won = granted >= quorum && (event.validityMs === undefined || event.validityMs > 0);
+    votes.forEach((vote, index) => {
+      rows[index]!.marks.push({
+        t: event.t,
+        holder: event.h,
+        buyer: buyerOf.get(event.h),
+        vote,
+        granted,
+        asked: votes.length,
+        ...(event.validityMs !== undefined && { validityMs: event.validityMs }),
+        won,
+      });
+    });
+  }
+  return rows;
+}
+
+/** The top of row `row` of `layout.rows` (an instance heading or a lane). */
+export const laneTop = (row: number) => DIAGRAM.top + row * DIAGRAM.laneHeight;
+
+/** The top of the `index`-th (0-based) Redis node's row. */
+export const nodeRowTop = (layout: Pick<Layout, "rows">, index: number) =>
+  laneTop(layout.rows.length) + DIAGRAM.nodeHeadHeight + index * DIAGRAM.nodeRowHeight;
+
+/** The whole diagram's height: lanes, then the node rows if any, then the fault notes. */
+export function diagramHeight(layout: Pick<Layout, "rows" | "nodes">): number {
+  const nodes = layout.nodes.length ? DIAGRAM.nodeHeadHeight + layout.nodes.length * DIAGRAM.nodeRowHeight : 0;
+  return laneTop(layout.rows.length) + nodes + DIAGRAM.bottom;
+}
+
+/** A vote mark where it is drawn; marks of the same vote closer than `MERGE_UNITS` are drawn once. */
+export interface PlacedVote {
+  readonly x: number;
+  readonly mark: VoteMark;
+  /** Where the validity bar ends, on a granted vote of an acquire that won. */
+  readonly validUntilX?: number;
+  /** Other acquires drawn under this same mark. */
+  readonly more: number;
+}
+
+export interface PlacedNodeRow {
+  readonly node: number;
+  readonly label: string;
+  readonly y: number;
+  readonly votes: readonly PlacedVote[];
+}
+
+/** Marks nearer than this (SVG units) with the same vote merge: a big run draws a mark per pixel, not per acquire. */
+const MERGE_UNITS = 2;
+
+/**
+ * The node rows placed on the diagram for the time window shown: marks outside it (and whose
+ * validity does not reach into it) are left out.
+ */
+export function placeNodeRows(layout: Layout, x: (t: number) => number, window: { readonly from: number; readonly to: number }): PlacedNodeRow[] {
+  return layout.nodes.map((row, index) => {
+    const votes: PlacedVote[] = [];
+    for (const mark of row.marks) {
+      const validUntil = mark.won && mark.vote === "granted" && mark.validityMs !== undefined ? mark.t + mark.validityMs * 1000 : undefined;
+      if (mark.t > window.to || (validUntil ?? mark.t) < window.from) continue;
+      const placed: PlacedVote = { x: x(mark.t), mark, more: 0, ...(validUntil !== undefined && { validUntilX: x(validUntil) }) };
+      const last = votes[votes.length - 1];
+      if (last && last.mark.vote === mark.vote && placed.x - last.x < MERGE_UNITS) {
+        const reach = Math.max(last.validUntilX ?? -Infinity, placed.validUntilX ?? -Infinity);
+        votes[votes.length - 1] = { ...last, more: last.more + 1, ...(Number.isFinite(reach) && { validUntilX: reach }) };
+        continue;
+      }
+      votes.push(placed);
+    }
+    return { node: row.node, label: row.label, y: nodeRowTop(layout, index), votes };
+  });
+}
+
+/** A vote mark's tooltip: the buyer, the vote, and what the acquire came to. */
+export function voteTitle(node: string, placed: Pick<PlacedVote, "mark" | "more">): string {
+  const { mark, more } = placed;
+  const who = mark.buyer ? `${mark.buyer} (holder ${mark.holder})` : `holder ${mark.holder}`;
+  const validity = mark.validityMs === undefined ? "validity unknown" : `${mark.validityMs} ms of validity left`;
+  const outcome = mark.won
+    ? `lock acquired, ${validity}`
+    : mark.granted > mark.asked / 2
+      ? `a quorum, but the validity ran out while asking (${mark.validityMs} ms): released`
+      : `no quorum, released at once (${validity})`;
+  return [
+    `${node}: ${VOTE_WORDS[mark.vote]} — ${who}`,
+    `${mark.granted} of ${mark.asked} nodes granted: ${outcome}`,
+    more ? `and ${more} more ${VOTE_WORDS[mark.vote]} vote${more === 1 ? "" : "s"} at this point` : "",
+  ].filter(Boolean).join("\n");
+}
+
+/** The holder of a lane, by id. */
+export function holderOf(layout: Pick<Layout, "rows" | "rowOf">, id: string): Holder | undefined {
+  const row = layout.rows[layout.rowOf.get(id) ?? -1];
+  return row?.kind === "lane" ? row.holder : undefined;
+}
+
+/** Room either side of a focused anomaly: a share of its span, at least this many µs. */
+const FOCUS_PAD_SHARE = 0.15;
+const FOCUS_PAD_MIN_US = 1000;
+
+/**
+ * The time window that shows an anomaly whole: its own span (an overlap's start to end) and the
+ * critical sections of the holders it names, so both reads and both writes are on screen, with
+ * room either side. Kept inside the recorded span.
+ */
+export function anomalyWindow(anomaly: Anomaly, layout: Layout): { from: number; to: number } {
+  const times = [anomaly.t, anomaly.kind === "overlap" ? anomaly.until : anomaly.t];
+  for (const id of anomaly.holders) {
+    const holder = holderOf(layout, id);
+    const section = holder && criticalSection(holder);
+    if (section) times.push(section.from, section.to);
+    if (anomaly.kind === "write-after-expiry" && holder?.expiresAt !== undefined) times.push(holder.expiresAt);
+  }
+  const from = Math.min(...times);
+  const to = Math.max(...times);
+  const pad = Math.max((to - from) * FOCUS_PAD_SHARE, FOCUS_PAD_MIN_US);
+  const full = layout.end - layout.start;
+  const width = Math.min(full, to - from + 2 * pad);
+  const start = Math.min(Math.max(from - pad, layout.start), layout.end - width);
+  return { from: start, to: start + width };
+}
+
+/** The rows an anomaly names, as the span of SVG units from the top of the first to the bottom of the last. */
+export function anomalyRows(anomaly: Pick<Anomaly, "holders">, layout: Pick<Layout, "rowOf">): { top: number; bottom: number } | undefined {
+  const rows = anomaly.holders.flatMap((id) => (layout.rowOf.has(id) ? [layout.rowOf.get(id)!] : []));
+  if (!rows.length) return undefined;
+  return { top: laneTop(Math.min(...rows)), bottom: laneTop(Math.max(...rows) + 1) };
+}
+
+/**
+ * Where to scroll a box so the span [top, bottom] of its content (px) shows: not at all when it
+ * shows from the top (the time axis stays on screen), else with `top` at the top of the box. A
+ * span taller than the box shows its first lane; the rest is found by its highlight.
+ */
+export function scrollTopFor(
+  span: { readonly top: number; readonly bottom: number },
+  box: { readonly height: number; readonly contentHeight: number },
+  margin = 8,
+): number {
+  const max = Math.max(0, box.contentHeight - box.height);
+  if (span.bottom + margin <= box.height) return 0;
+  return Math.min(Math.max(span.top - margin, 0), max);
 }
 
 /** Fault bands: each start paired with the next end of the same subject (or "every fault put back"). */

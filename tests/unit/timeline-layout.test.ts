@@ -1,6 +1,22 @@
 import { describe, expect, it } from "vitest";
+import { detectAnomalies } from "@/lib/timeline/anomalies";
 import type { TimelineEvent } from "@/lib/timeline/events";
-import { faultBands, layOut, niceTicks, scale, zoomWindow } from "@/lib/timeline/layout";
+import {
+  DIAGRAM,
+  anomalyRows,
+  anomalyWindow,
+  diagramHeight,
+  faultBands,
+  laneTop,
+  layOut,
+  niceTicks,
+  nodeRowTop,
+  placeNodeRows,
+  scale,
+  scrollTopFor,
+  voteTitle,
+  zoomWindow,
+} from "@/lib/timeline/layout";
 
 describe("the timeline's layout", () => {
   const events: TimelineEvent[] = [
@@ -41,5 +57,132 @@ describe("the timeline's layout", () => {
     expect(zoomWindow({ from: 0, to: 1000 }, 0.5, 500, bounds)).toEqual({ from: 250, to: 750 });
     expect(zoomWindow({ from: 0, to: 1000 }, 0.5, 990, bounds)).toEqual({ from: 500, to: 1000 });
     expect(zoomWindow({ from: 250, to: 750 }, 4, 500, bounds)).toEqual({ from: 0, to: 1000 });
+  });
+});
+
+describe("the timeline's Redlock node rows", () => {
+  // Three acquires over five nodes: alice wins with nodes 4 and 5 down, bob finds the lock held,
+  // carol gets a quorum but her validity ran out while she asked.
+  const events: TimelineEvent[] = [
+    { t: 0, kind: "acquire-sent", h: "a", i: "app-1", b: "alice" },
+    { t: 1_000, kind: "votes", h: "a", votes: ["granted", "granted", "granted", "down", "down"], validityMs: 4_900 },
+    { t: 1_500, kind: "acquired", h: "a" },
+    { t: 2_000, kind: "acquire-sent", h: "b", i: "app-2", b: "bob" },
+    { t: 3_000, kind: "votes", h: "b", votes: ["held", "held", "held", "timeout", "down"], validityMs: 4_950 },
+    { t: 4_000, kind: "acquire-sent", h: "c", i: "app-1", b: "carol" },
+    { t: 9_000, kind: "votes", h: "c", votes: ["granted", "granted", "granted", "held", "down"], validityMs: -5 },
+    { t: 10_000, kind: "busy", h: "c" },
+  ];
+  const layout = layOut(events);
+  const window = { from: 0, to: 10_000 };
+  const x = scale(window.from, window.to, DIAGRAM.left, DIAGRAM.width - DIAGRAM.right);
+
+  it("draws one row per node, a mark per acquire in time order, each node's own vote", () => {
+    expect(layout.nodes.map((row) => row.label)).toEqual(["node 1", "node 2", "node 3", "node 4", "node 5"]);
+    expect(layout.nodes.map((row) => row.marks.map((mark) => mark.vote))).toEqual([
+      ["granted", "held", "granted"],
+      ["granted", "held", "granted"],
+      ["granted", "held", "granted"],
+      ["down", "timeout", "held"],
+      ["down", "down", "down"],
+    ]);
+    const node4 = layout.nodes[3]!.marks;
+    expect(node4.map((mark) => [mark.t, mark.buyer, mark.granted, mark.asked, mark.validityMs, mark.won])).toEqual([
+      [1_000, "alice", 3, 5, 4_900, true],
+      [3_000, "bob", 0, 5, 4_950, false],
+      [9_000, "carol", 3, 5, -5, false],
+    ]);
+  });
+
+  it("places the rows below the lanes, the marks at their acquire's time, validity only after a won acquire's grants", () => {
+    const rows = placeNodeRows(layout, x, window);
+    expect(rows.map((row) => row.y)).toEqual([0, 1, 2, 3, 4].map((index) => nodeRowTop(layout, index)));
+    expect(rows[0]!.y).toBe(laneTop(layout.rows.length) + DIAGRAM.nodeHeadHeight);
+    for (const row of rows) expect(row.votes.map((placed) => placed.x)).toEqual([x(1_000), x(3_000), x(9_000)]);
+    // alice's grant is valid for 4.9 s: the bar runs far past the window (the SVG clips it).
+    expect(rows[0]!.votes.map((placed) => placed.validUntilX)).toEqual([x(1_000 + 4_900_000), undefined, undefined]);
+    expect(rows[3]!.votes.every((placed) => placed.validUntilX === undefined)).toBe(true);
+  });
+
+  it("leaves out marks outside the window unless their validity reaches into it", () => {
+    const later = { from: 5_000, to: 10_000 };
+    const rows = placeNodeRows(layout, scale(later.from, later.to, DIAGRAM.left, DIAGRAM.width - DIAGRAM.right), later);
+    expect(rows[0]!.votes.map((placed) => placed.mark.buyer)).toEqual(["alice", "carol"]);
+    expect(rows[3]!.votes.map((placed) => placed.mark.buyer)).toEqual(["carol"]);
+  });
+
+  it("draws acquires closer than a unit with the same vote as one mark, and counts the others", () => {
+    const crowded: TimelineEvent[] = [0, 1, 2].map((index) => ({ t: 1_000 + index, kind: "votes", h: `h${index}`, votes: ["held"], validityMs: 10 }));
+    const crowdedLayout = layOut([...crowded, { t: 10_000_000, kind: "released", h: "h0" }]);
+    const rows = placeNodeRows(crowdedLayout, scale(0, 10_000_000, DIAGRAM.left, DIAGRAM.width - DIAGRAM.right), { from: 0, to: 10_000_000 });
+    expect(rows[0]!.votes).toHaveLength(1);
+    expect(rows[0]!.votes[0]!.more).toBe(2);
+    expect(voteTitle("node 1", rows[0]!.votes[0]!)).toContain("and 2 more held by another votes");
+  });
+
+  it("names the buyer, the vote and the validity left in each mark's tooltip", () => {
+    const [node1, , , node4] = placeNodeRows(layout, x, window);
+    expect(voteTitle("node 1", node1!.votes[0]!)).toBe("node 1: granted — alice (holder a)\n3 of 5 nodes granted: lock acquired, 4900 ms of validity left");
+    expect(voteTitle("node 4", node4!.votes[1]!)).toBe("node 4: timed out — bob (holder b)\n0 of 5 nodes granted: no quorum, released at once (4950 ms of validity left)");
+    expect(voteTitle("node 4", node4!.votes[2]!)).toContain("a quorum, but the validity ran out while asking (-5 ms)");
+  });
+
+  it("makes the diagram tall enough for the node rows, and adds none without votes", () => {
+    expect(diagramHeight(layout)).toBe(nodeRowTop(layout, 4) + DIAGRAM.nodeRowHeight + DIAGRAM.bottom);
+    const noVotes = layOut(events.filter((event) => event.kind !== "votes"));
+    expect(noVotes.nodes).toEqual([]);
+    expect(placeNodeRows(noVotes, x, window)).toEqual([]);
+    expect(diagramHeight(noVotes)).toBe(laneTop(noVotes.rows.length) + DIAGRAM.bottom);
+  });
+});
+
+describe("focusing an anomaly", () => {
+  // a holds the lock from 100 ms and reads at 110 ms; its lease runs out, b reads at 150 ms
+  // while a is still inside; a writes at 200 ms, b at 260 ms. Other holders pad the run out to 10 s.
+  const ms = 1000;
+  const events: TimelineEvent[] = [
+    { t: 0, kind: "acquire-sent", h: "z", i: "app-1", b: "zoe" },
+    { t: 100 * ms, kind: "acquire-sent", h: "a", i: "app-1", b: "alice" },
+    { t: 101 * ms, kind: "acquire-sent", h: "m", i: "app-2", b: "mallory" },
+    { t: 102 * ms, kind: "acquire-sent", h: "b", i: "app-2", b: "bob" },
+    { t: 105 * ms, kind: "acquired", h: "a", exp: 140 * ms },
+    { t: 110 * ms, kind: "read", h: "a", s: 5 },
+    { t: 145 * ms, kind: "acquired", h: "b" },
+    { t: 150 * ms, kind: "read", h: "b", s: 5 },
+    { t: 200 * ms, kind: "write", h: "a", s: 4, u: 5 },
+    { t: 260 * ms, kind: "write", h: "b", s: 4, u: 5 },
+    { t: 10_000 * ms, kind: "busy", h: "m" },
+  ];
+  const layout = layOut(events);
+  const overlap = detectAnomalies(events).anomalies.find((anomaly) => anomaly.kind === "overlap")!;
+
+  it("zooms to both critical sections, the overlap inside, with room either side", () => {
+    const { from, to } = anomalyWindow(overlap, layout);
+    expect(from).toBeLessThan(110 * ms);
+    expect(to).toBeGreaterThan(260 * ms);
+    expect(to - from).toBeLessThan(300 * ms);
+    expect(from).toBeLessThanOrEqual(overlap.t);
+    expect(to).toBeGreaterThanOrEqual(overlap.kind === "overlap" ? overlap.until : overlap.t);
+  });
+
+  it("stays inside the recorded span", () => {
+    const early = { ...overlap, t: 0, until: 1, holders: ["z", "z"] as const };
+    const window = anomalyWindow(early, layout);
+    expect(window.from).toBe(layout.start);
+    expect(window.to).toBeGreaterThan(1);
+  });
+
+  it("finds both lanes, even in different instances' groups", () => {
+    // Rows: [app-1] z a [app-2] m b.
+    expect(anomalyRows(overlap, layout)).toEqual({ top: laneTop(2), bottom: laneTop(6) });
+  });
+
+  it("scrolls the first lane to the top when both do not show from the top; not at all when they do", () => {
+    const box = { height: 300, contentHeight: 2000 };
+    expect(scrollTopFor({ top: 100, bottom: 200 }, box)).toBe(0);
+    expect(scrollTopFor({ top: 800, bottom: 900 }, box)).toBe(792);
+    // Too far apart to show both: the first lane at the top, the second found by its highlight.
+    expect(scrollTopFor({ top: 800, bottom: 1500 }, box)).toBe(792);
+    expect(scrollTopFor({ top: 1900, bottom: 1950 }, box)).toBe(1700);
   });
 });

@@ -1,12 +1,12 @@
 "use client";
 
 import { useEffect, useMemo, useRef, useState } from "react";
-import { layOut, zoomWindow } from "@/lib/timeline/layout";
+import { DIAGRAM, anomalyRows, anomalyWindow, layOut, scrollTopFor, zoomWindow } from "@/lib/timeline/layout";
 import type { TimelineView } from "@/lib/timeline/view";
 import { downloadPng, downloadSvg } from "./export";
 import { Legend, Summary } from "./summary";
 import { TimelineTable } from "./timeline-table";
-import { LANE_H, TimelineSvg } from "./timeline-svg";
+import { TimelineSvg } from "./timeline-svg";
 
 const POLL_MS = 1000;
 
@@ -21,9 +21,12 @@ export function HolderTimeline({ initial }: { initial: TimelineView }) {
   const [cursorIndex, setCursorIndex] = useState<number | undefined>();
   const cursor = cursorIndex === undefined ? Infinity : (times[cursorIndex] ?? Infinity);
   const [focused, setFocused] = useState<number | undefined>();
+  // Bumped by every jump, even to the anomaly already focused, so its lanes scroll back into view.
+  const [focusRequest, setFocusRequest] = useState(0);
   const [table, setTable] = useState(false);
   const svgRef = useRef<SVGSVGElement>(null);
   const scroller = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLOListElement>(null);
 
   // During a lab case or a run the diagram fills in live.
   useEffect(() => {
@@ -36,16 +39,37 @@ export function HolderTimeline({ initial }: { initial: TimelineView }) {
   }, [view.live, view.saleId]);
 
   const anomalies = view.report.anomalies;
+  const focusedAnomaly = focused === undefined ? undefined : anomalies[focused];
+  const highlighted = useMemo(() => new Set(focusedAnomaly?.holders ?? []), [focusedAnomaly]);
+  /** Focuses an anomaly: its time span and its holders' critical sections fill the window, its lanes are highlighted. */
   function focus(index: number) {
     const anomaly = anomalies[index];
     if (!anomaly) return;
     setFocused(index);
-    const until = "until" in anomaly ? anomaly.until : anomaly.t;
-    const pad = Math.max((until - anomaly.t) * 2, (layout.end - layout.start) / 50, 2000);
-    setSpan({ from: Math.max(layout.start, anomaly.t - pad), to: Math.min(layout.end, until + pad) });
-    const row = Math.min(...anomaly.holders.map((id) => layout.rowOf.get(id) ?? 0));
-    scroller.current?.scrollTo({ top: Math.max(0, row * LANE_H - 60), behavior: "smooth" });
+    setTable(false);
+    setSpan(anomalyWindow(anomaly, layout));
+    setFocusRequest((request) => request + 1);
   }
+
+  // Once the diagram is drawn for the focused anomaly, scroll its lanes into view: the first at the
+  // top and the others below it when they fit (the SVG is scaled to its box, so units become px
+  // here). Only a new jump scrolls: live updates of the layout must not pull the view back.
+  useEffect(() => {
+    if (focusRequest === 0) return;
+    const box = scroller.current;
+    const svg = svgRef.current;
+    const rows = focusedAnomaly && anomalyRows(focusedAnomaly, layout);
+    if (!box || !svg || !rows) return;
+    const drawn = svg.getBoundingClientRect();
+    const px = drawn.width / DIAGRAM.width;
+    const offset = drawn.top - box.getBoundingClientRect().top + box.scrollTop;
+    const top = scrollTopFor({ top: offset + rows.top * px, bottom: offset + rows.bottom * px }, { height: box.clientHeight, contentHeight: box.scrollHeight });
+    const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    box.scrollIntoView({ block: "nearest" });
+    list.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: "nearest" });
+    box.scrollTo({ top, behavior: smooth ? "smooth" : "auto" });
+  }, [focusRequest]);
+
   const zoom = (factor: number) => setSpan(zoomWindow(shown, factor, (shown.from + shown.to) / 2, bounds));
   const pan = (share: number) => {
     const width = shown.to - shown.from;
@@ -86,16 +110,17 @@ export function HolderTimeline({ initial }: { initial: TimelineView }) {
       <div className="timeline-body">
         <div className="timeline-scroll" ref={scroller}>
           {table ? <TimelineTable view={view} start={layout.start} /> : (
-            <TimelineSvg ref={svgRef} layout={layout} anomalies={anomalies} window={shown} cursor={cursor} focused={focused} />
+            <TimelineSvg ref={svgRef} layout={layout} anomalies={anomalies} window={shown} cursor={cursor} focused={focused} highlighted={highlighted} />
           )}
-          <Legend />
+          <Legend votes={layout.nodes.length > 0} />
         </div>
         <aside className="timeline-anomalies">
           <h2>Anomalies ({anomalies.length})</h2>
           {anomalies.length === 0 ? <p className="muted">None: one holder at a time, every unit written once.</p> : (
-            <ol data-testid="timeline-anomalies">
+            <ol data-testid="timeline-anomalies" ref={list}>
               {anomalies.slice(0, 200).map((anomaly, index) => (
-                <li key={index} data-focused={focused === index ? "true" : undefined} className={`anomaly ${anomaly.kind}`}>
+                <li key={index} data-focused={focused === index ? "true" : undefined} aria-current={focused === index ? "true" : undefined}
+                  className={`anomaly ${anomaly.kind}`}>
                   <button type="button" className="link-button" onClick={() => focus(index)}>
                     {((anomaly.t - layout.start) / 1000).toFixed(1)} ms · {anomaly.note}
                   </button>

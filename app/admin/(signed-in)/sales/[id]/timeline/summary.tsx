@@ -1,3 +1,5 @@
+import type { Vote } from "@/lib/timeline/events";
+import { VOTE_COLOURS, VOTE_WORDS } from "@/lib/timeline/layout";
 import type { TimelineView } from "@/lib/timeline/view";
 
 /** The anomaly counts beside the sale's accounting, and what the clock can and cannot tell. */
@@ -36,14 +38,29 @@ const SWATCHES: readonly [string, string][] = [
   ["#8a6d3b", "fault in force"],
 ];
 
-export function Legend() {
+/** The diagram's key; the Redlock node rows' part only when the sale recorded votes. */
+export function Legend({ votes }: { votes: boolean }) {
   return (
     <ul className="timeline-legend" aria-label="Legend">
       {SWATCHES.map(([colour, meaning]) => (
         <li key={meaning}><span className="swatch" style={{ background: colour }} aria-hidden="true" /> {meaning}</li>
       ))}
       <li><span aria-hidden="true">✕</span> write refused by the fenced store</li>
-      <li>Redlock votes per node: granted · <span style={{ color: "#c98a00" }}>held by another</span> · timed out · <span style={{ color: "#c62828" }}>down</span></li>
+      <li><span className="swatch timeline-legend-focus" aria-hidden="true" /> lanes of the focused anomaly</li>
+      {votes && (
+        <li className="timeline-legend-votes">
+          Redlock, one row per Redis node, a mark per acquire:{" "}
+          {(Object.keys(VOTE_COLOURS) as Vote[]).map((vote) => (
+            <span key={vote} className="timeline-legend-vote">
+              <span className="swatch" style={{ background: VOTE_COLOURS[vote] }} aria-hidden="true" /> {VOTE_WORDS[vote]}
+            </span>
+          ))}
+          <span className="timeline-legend-vote">
+            <span className="timeline-legend-validity" style={{ background: VOTE_COLOURS.granted }} aria-hidden="true" /> validity left after an
+            acquire that won its quorum
+          </span>
+        </li>
+      )}
     </ul>
   );
 }

@@ -4,14 +4,10 @@ import { forwardRef } from "react";
 import type { Anomaly } from "@/lib/timeline/anomalies";
 import type { Holder } from "@/lib/timeline/holders";
 import { criticalSection } from "@/lib/timeline/holders";
-import { niceTicks, scale, type Layout } from "@/lib/timeline/layout";
+import type { Vote } from "@/lib/timeline/events";
+import { DIAGRAM, VOTE_COLOURS, VOTE_WORDS, diagramHeight, laneTop, niceTicks, placeNodeRows, scale, voteTitle, type Layout, type PlacedNodeRow } from "@/lib/timeline/layout";
 
-export const WIDTH = 1000;
-const LEFT = 150;
-const RIGHT = 16;
-const TOP = 30;
-export const LANE_H = 24;
-const VOTE_COLOURS = { granted: "#1f8a4c", held: "#c98a00", timeout: "#7a7a7a", down: "#c62828" } as const;
+const { width: WIDTH, left: LEFT, right: RIGHT, top: TOP, laneHeight: LANE_H, nodeHeadHeight: NODE_HEAD_H, nodeRowHeight: NODE_H } = DIAGRAM;
 
 interface Props {
   readonly layout: Layout;
@@ -20,14 +16,16 @@ interface Props {
   /** Redis µs: events after it are dimmed (the replay cursor). */
   readonly cursor: number;
   readonly focused?: number;
+  /** Holders whose lanes are highlighted: the focused anomaly's. */
+  readonly highlighted?: ReadonlySet<string>;
 }
 
 /** The space-time diagram: one lane per holder, grouped by instance; see the legend for marks. */
-export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg({ layout, anomalies, window, cursor, focused }, ref) {
-  const height = TOP + layout.rows.length * LANE_H + 8;
+export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg({ layout, anomalies, window, cursor, focused, highlighted }, ref) {
+  const height = diagramHeight(layout);
   const x = scale(window.from, window.to, LEFT, WIDTH - RIGHT);
   const clampX = (t: number) => Math.min(Math.max(x(t), LEFT), WIDTH - RIGHT);
-  const laneY = (row: number) => TOP + row * LANE_H;
+  const nodeRows = placeNodeRows(layout, x, window);
   const ms = (t: number) => (t - layout.start) / 1000;
   const ticks = niceTicks(ms(window.from), ms(window.to), 8);
   return (
@@ -54,15 +52,17 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
       </g>
       {layout.rows.map((row, index) =>
         row.kind === "instance" ? (
-          <text key={`i-${row.instance}`} x={6} y={laneY(index) + 16} fontWeight={700} fill="#333">{row.instance}</text>
+          <text key={`i-${row.instance}`} x={6} y={laneTop(index) + 16} fontWeight={700} fill="#333">{row.instance}</text>
         ) : (
-          <Lane key={row.holder.id} holder={row.holder} y={laneY(index)} x={x} clampX={clampX} anomalies={anomalies} />
+          <Lane key={row.holder.id} holder={row.holder} y={laneTop(index)} x={x} clampX={clampX} anomalies={anomalies}
+            highlighted={highlighted?.has(row.holder.id) ?? false} />
         ),
       )}
+      {nodeRows.length > 0 && <NodeRows rows={nodeRows} top={laneTop(layout.rows.length)} />}
       <g clipPath="url(#plot)">
         {anomalies.map((anomaly, index) =>
           anomaly.kind !== "overlap" ? null : anomaly.holders.map((id) => {
-            const y = laneY(layout.rowOf.get(id) ?? 0);
+            const y = laneTop(layout.rowOf.get(id) ?? 0);
             return (
               <rect key={`overlap-${index}-${id}`} data-testid="timeline-overlap" data-focused={focused === index ? "true" : undefined}
                 x={clampX(anomaly.t)} y={y + 1} width={Math.max(3, clampX(anomaly.until) - clampX(anomaly.t))} height={LANE_H - 2}
@@ -88,7 +88,16 @@ function shortName(name: string): string {
   return name.length <= 14 ? name : `…${name.slice(-13)}`;
 }
 
-function Lane({ holder, y, x, clampX, anomalies }: { holder: Holder; y: number; x: (t: number) => number; clampX: (t: number) => number; anomalies: readonly Anomaly[] }) {
+interface LaneProps {
+  readonly holder: Holder;
+  readonly y: number;
+  readonly x: (t: number) => number;
+  readonly clampX: (t: number) => number;
+  readonly anomalies: readonly Anomaly[];
+  readonly highlighted: boolean;
+}
+
+function Lane({ holder, y, x, clampX, anomalies, highlighted }: LaneProps) {
   const mid = y + LANE_H / 2;
   const end = holder.releasedAt ?? holder.outcomeAt ?? holder.write?.t ?? holder.leftAt ?? holder.acquiredAt;
   const section = criticalSection(holder);
@@ -101,13 +110,16 @@ function Lane({ holder, y, x, clampX, anomalies }: { holder: Holder; y: number; 
     holder.votes ? `votes ${holder.votes.votes.join(", ")}; validity left ${holder.votes.validityMs ?? "?"} ms` : "",
   ].filter(Boolean).join("\n");
   return (
-    <g>
-      <text x={6} y={mid + 4} fill="#333"><title>{hover}</title>{shortName(holder.buyer ?? holder.id)}</text>
-      {holder.votes && holder.votes.votes.map((vote, index) => (
-        <rect key={index} x={LEFT - 48 + index * 9} y={mid - 4} width={8} height={8} fill={VOTE_COLOURS[vote]}>
-          <title>{`node ${index + 1}: ${vote}`}</title>
-        </rect>
-      ))}
+    <g data-testid="timeline-lane" data-holder={holder.id} data-highlighted={highlighted ? "true" : undefined}>
+      {highlighted && (
+        <>
+          <rect x={0} y={y} width={WIDTH} height={LANE_H} fill="#ffc107" opacity={0.25} />
+          <rect x={0} y={y} width={4} height={LANE_H} fill="#d32f2f" />
+        </>
+      )}
+      <text x={8} y={mid + 4} fill={highlighted ? "#000" : "#333"} fontWeight={highlighted ? 700 : 400}>
+        <title>{hover}</title>{shortName(holder.buyer ?? holder.id)}
+      </text>
       <g clipPath="url(#plot)">
         <title>{hover}</title>
         {holder.waitFrom !== undefined && (holder.acquiredAt ?? holder.outcomeAt) !== undefined && (
@@ -138,6 +150,56 @@ function Lane({ holder, y, x, clampX, anomalies }: { holder: Holder; y: number; 
           <text x={clampX(holder.outcomeAt) + 3} y={mid + 4} fontSize={10} fill="#6d4c41">{holder.outcome}</text>
         )}
       </g>
+    </g>
+  );
+}
+
+/**
+ * Redlock's votes, one row per Redis node across the whole run: a mark per acquire attempt in the
+ * colour of the node's vote, and after each granted vote of an acquire that won, a thin bar for
+ * the validity it had left. The key is drawn in the SVG so an exported slide explains itself.
+ */
+function NodeRows({ rows, top }: { rows: readonly PlacedNodeRow[]; top: number }) {
+  const keyY = top + NODE_HEAD_H / 2 + 6;
+  let keyX = LEFT;
+  const key = (Object.keys(VOTE_COLOURS) as Vote[]).map((vote) => {
+    const at = keyX;
+    keyX += 22 + VOTE_WORDS[vote].length * 6.2;
+    return (
+      <g key={vote}>
+        <rect x={at} y={keyY - 9} width={5} height={11} fill={VOTE_COLOURS[vote]} />
+        <text x={at + 9} y={keyY} fill="#333">{VOTE_WORDS[vote]}</text>
+      </g>
+    );
+  });
+  return (
+    <g data-testid="timeline-nodes">
+      <line x1={0} x2={WIDTH} y1={top + 2} y2={top + 2} stroke="#bbb" />
+      <text x={6} y={keyY} fontWeight={700} fill="#333">Redlock votes</text>
+      {key}
+      <line x1={keyX} x2={keyX + 24} y1={keyY - 3} y2={keyY - 3} stroke={VOTE_COLOURS.granted} strokeWidth={3} opacity={0.45} />
+      <text x={keyX + 30} y={keyY} fill="#333">validity left after a won acquire</text>
+      {rows.map((row, index) => {
+        const mid = row.y + NODE_H / 2;
+        return (
+          <g key={row.node} data-testid="timeline-node-row" data-node={row.node}>
+            {index % 2 === 0 && <rect x={LEFT} y={row.y} width={WIDTH - LEFT - RIGHT} height={NODE_H} fill="#000" opacity={0.035} />}
+            <text x={8} y={mid + 4} fill="#333">{row.label}</text>
+            <g clipPath="url(#plot)">
+              {row.votes.map((placed, index) => placed.validUntilX !== undefined && (
+                <line key={index} x1={placed.x} x2={placed.validUntilX} y1={mid + 7} y2={mid + 7}
+                  stroke={VOTE_COLOURS.granted} strokeWidth={3} opacity={0.45} />
+              ))}
+              {row.votes.map((placed, index) => (
+                <rect key={index} data-testid="timeline-vote" data-vote={placed.mark.vote}
+                  x={placed.x - 2.5} y={mid - 7} width={5} height={12} fill={VOTE_COLOURS[placed.mark.vote]}>
+                  <title>{voteTitle(row.label, placed)}</title>
+                </rect>
+              ))}
+            </g>
+          </g>
+        );
+      })}
     </g>
   );
 }
