@@ -40,6 +40,9 @@ export const envSchema = z.object({
   WORK_MS: z.coerce.number().int().min(0).default(5),
   LOCK_DELAY_MS: z.coerce.number().int().min(0).default(0),
   INITIAL_STOCK: z.coerce.number().int().min(0).default(100),
+  /** Purchase attempts one buyer may make per BUY_RATE_WINDOW_MS (429 beyond); 0 turns the limit off. */
+  BUY_RATE_LIMIT: z.coerce.number().int().min(0).default(5),
+  BUY_RATE_WINDOW_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
   ADMIN_PASSWORD: z.string().min(8, "use at least 8 characters").optional(),
   /** Lets Prometheus scrape GET /api/metrics with `Authorization: Bearer <token>` (an admin session works too). */
   METRICS_TOKEN: z.string().min(16, "use at least 16 characters").optional(),

@@ -2,6 +2,7 @@ import Redis from "ioredis";
 import { getEnv } from "./env";
 import { defineLockScripts } from "./locks/scripts";
 import { defineCriticalSectionScripts } from "./purchase/critical-section-scripts";
+import { defineRateLimitScripts } from "./workshop/rate-limit";
 
 /**
  * One client per Redis node, created once per process. Node 1 holds the stock, single-node locks,
@@ -62,6 +63,7 @@ export function createRedisClient(address: string, connectionName: string): Redi
   // Every script is defined before the first command: see defineLockScripts.
   defineLockScripts(client);
   defineCriticalSectionScripts(client);
+  defineRateLimitScripts(client);
   return client;
 }
 

@@ -28,3 +28,13 @@ export class StoreUnavailableError extends AppError {
     super(message, options);
   }
 }
+
+/** The sale allows one order per buyer, and this buyer has one: nothing was taken. */
+export class OnePerBuyerError extends AppError {
+  override name = "OnePerBuyerError";
+  readonly status = 409;
+  readonly code = "one_per_buyer";
+  constructor(buyer: string) {
+    super(`${buyer} already has an order in this sale, which allows one per buyer`);
+  }
+}

@@ -14,6 +14,9 @@ import type { ReservationMeta } from "./critical-section";
 import { SoldOutError, StoreUnavailableError, UnknownProductError } from "./errors";
 import { forgetReservation, noteOrderStoreDown, orderStoreUp, recordOrder } from "./order-store";
 import { SaleSwitchingError, takeUnit } from "./take-unit";
+import { announceChange } from "../workshop/announce";
+import { assertDropOpen } from "../workshop/drop";
+import { hitBuyerLimit } from "../workshop/rate-limit";
 
 export { takeUnit, type UnitLock } from "./take-unit";
 
@@ -48,6 +51,9 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
   } catch (error) {
     countOutcome(outcomeOf((error as { code?: string }).code), counted.strategy);
     throw error;
+  } finally {
+    // The live pages (workshop mode) look again: stock and holders may have moved.
+    announceChange();
   }
 }
 
@@ -60,8 +66,10 @@ async function purchaseUnit(input: BuyCreate, counted: { strategy: string }): Pr
     throw new StoreUnavailableError("PostgreSQL does not answer, so no order could be recorded; nothing was sold");
   }
 
-  const [config, sale] = await storeCall(() => Promise.all([getActiveConfig(), getCurrentSale()]));
+  // One round trip: the buyer's rate window rides with the config and sale reads.
+  const [config, sale] = await storeCall(() => Promise.all([getActiveConfig(), getCurrentSale(), hitBuyerLimit(input.buyer)]));
   counted.strategy = config.strategy;
+  assertDropOpen(sale);
   if (config.draining) throw new SaleSwitchingError(sku);
   const strategy = getStrategy(config.strategy);
   const options: LockOptions = {
@@ -80,6 +88,7 @@ async function purchaseUnit(input: BuyCreate, counted: { strategy: string }): Pr
     takeUnit(strategy, sku, options, sale.id, config.workMs, {
       instance, nestedLock: config.nestedLock, reservation, faults: config.faults, timeline,
       onLockTimes: (waitMs, holdMs) => observeLock(config.strategy, waitMs, holdMs),
+      ...(sale.onePerBuyer ? { onePerBuyer: input.buyer } : {}),
     }),
   );
   if (!taken) throw new SoldOutError(sku);

@@ -4,7 +4,10 @@ import { MIN_LEASE_LEFT_MS } from "../locks/lease";
 import { LockBusyError, LockLostError, LockUnavailableError, type HeldLock, type LockOptions, type LockStrategy } from "../locks/types";
 import { getRedis } from "../redis";
 import type { HolderTimeline } from "../timeline/holder-timeline";
+import { saleCounterKeys } from "../sale/keys";
 import { enterCriticalSection, takeUnitAtomically, type EntryRefusal, type ReservationMeta } from "./critical-section";
+import { OnePerBuyerError } from "./errors";
+import { announceChange } from "../workshop/announce";
 
 /** What a strategy must offer to run the critical section (the registry's, or a benchmark peer). */
 export type UnitLock = Pick<LockStrategy, "withLock" | "lockFree">;
@@ -22,6 +25,12 @@ export interface TakeUnitExtras {
   readonly timeline?: HolderTimeline;
   /** Told how long the buyer waited for the lock and held it (ms), once it leaves the critical section. */
   readonly onLockTimes?: (waitMs: number, holdMs: number) => void;
+  /**
+   * The sale allows one order per buyer: this buyer is checked inside the critical section, under
+   * the same lock as the stock, and marked in the same breath as the stock write. Under a lock that
+   * does not exclude, two of one buyer's taps both pass: the accounting counts buyers with two orders.
+   */
+  readonly onePerBuyer?: string;
 }
 
 export interface TakenUnit {
@@ -65,8 +74,13 @@ export async function takeUnit(
   const epoch = options.epoch ?? 0;
   const reservation = extras.reservation;
   const timeline = extras.timeline;
+  const buyersKey = saleCounterKeys(saleId).buyers;
+  const once = extras.onePerBuyer;
   if (lock.lockFree) {
+    // No lock to check under: SADD is the atomic claim, undone if no unit comes of it.
+    if (once !== undefined && (await redis.sadd(buyersKey, once)) === 0) throw new OnePerBuyerError(once);
     const taken = await takeUnitAtomically(redis, saleId, epoch, reservation ?? { id: "", buyer: "", instance, strategy: "", runId: null }, timeline?.holder);
+    if (typeof taken === "string" && once !== undefined) await redis.srem(buyersKey, once);
     if (taken === "sold-out") return undefined;
     if (taken === "switching") refused(sku, taken);
     return taken;
@@ -85,12 +99,14 @@ export async function takeUnit(
     const leaseLeft = held.leaseLeftMs ?? held.timeLeftMs;
     timeline?.note("acquired", { f: held.fencingToken }, leaseLeft && performance.now() + leaseLeft());
     const inside = await enterCriticalSection(redis, { saleId, instance, epoch, fencingToken: held.fencingToken, holder: timeline?.holder });
+    announceChange(); // the live holder count moved
     const stock = inside.stock;
     if (typeof stock !== "number") refused(sku, stock);
     let written: number | undefined;
     let outcome: Awaited<ReturnType<typeof inside.leave>> = "written";
     try {
       if (stock <= 0) return undefined;
+      if (once !== undefined && (await redis.sismember(buyersKey, once))) throw new OnePerBuyerError(once);
       await faultDelay(extras.faults, "in-critical-section");
       if (workMs > 0) await new Promise((resolve) => setTimeout(resolve, workMs));
       // The lease rule: too little time left, and the write would land after the lock is gone.
@@ -101,11 +117,17 @@ export async function takeUnit(
       if (held.sequencerCurrent && !(await held.sequencerCurrent())) throw new LockLostError(sku);
       written = stock - 1;
     } finally {
+      // Sent before the write on the same connection: whoever holds the lock next sees the mark.
+      const marking = written !== undefined && once !== undefined ? redis.sadd(buyersKey, once) : undefined;
       const leaving = inside.leave(written, written === undefined ? undefined : reservation);
       held.writeSent?.();
       outcome = await leaving;
+      if (marking) await marking;
     }
-    if (outcome !== "written") refused(sku, outcome);
+    if (outcome !== "written") {
+      if (once !== undefined && written !== undefined) await redis.srem(buyersKey, once);
+      refused(sku, outcome);
+    }
     return { stockSeen: stock, stockLeft: written };
   };
 

@@ -23,4 +23,6 @@ export const saleCounterKeys = (saleId: number) => ({
   givenBack: `locklab:sale:${saleId}:given-back`,
   givebackFailed: `locklab:sale:${saleId}:giveback-failed`,
   reconciled: `locklab:sale:${saleId}:reconciled`,
+  /** Buyers with a unit taken, when the sale allows one order per buyer (written under the lock). */
+  buyers: `locklab:sale:${saleId}:buyers`,
 });

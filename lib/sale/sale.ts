@@ -5,6 +5,7 @@ import { getActiveConfig, getConfig } from "./config";
 import { quiesced } from "./switch";
 import { SALE_KEY, SKU, STOCK_KEY, lockKey, saleCounterKeys } from "./keys";
 import { TIMELINE_STREAM_TTL_S, eventStreamKey } from "../timeline/events";
+import { announceChange } from "../workshop/announce";
 
 export interface CurrentSale {
   readonly id: number;
@@ -12,6 +13,17 @@ export interface CurrentSale {
   readonly initialStock: number;
   /** The load run this sale belongs to, if a run started it. */
   readonly runId?: number;
+  /** Workshop mode: at most one order per buyer, checked under the sale's lock. */
+  readonly onePerBuyer?: boolean;
+  /** Workshop mode: the drop this sale is (lib/workshop/drop.ts); absent, the sale is open as usual. */
+  readonly drop?: { readonly opensAt: number; readonly closedAt?: number };
+}
+
+export interface SaleOptions {
+  readonly initialStock?: number;
+  readonly onePerBuyer?: boolean;
+  /** Makes the sale a drop that opens at this time (ms since the epoch). */
+  readonly dropOpensAt?: number;
 }
 
 export interface SaleStats extends CurrentSale, UnitAccounting {
@@ -28,7 +40,13 @@ export interface SaleStats extends CurrentSale, UnitAccounting {
   readonly givenBack: number;
   readonly reconciledOrders: number;
   readonly givebacksFailed: number;
-  /** PASS when no unit was sold twice, lost, or put back on the shelf after it was sold. */
+  /** Buyers with more than one order in this sale (counted always; a broken rule when `onePerBuyer`). */
+  readonly buyersWithTwoOrders: number;
+  readonly onePerBuyer: boolean;
+  /**
+   * PASS when no unit was sold twice, lost, or put back on the shelf after it was sold — and, in a
+   * sale that allows one order per buyer, no buyer has two.
+   */
   readonly verdict: Verdict;
 }
 
@@ -36,12 +54,13 @@ export interface SaleStats extends CurrentSale, UnitAccounting {
  * Starts a new sale: a Sale row in Postgres, then the Redis stock and counters. Orders of earlier
  * sales stay in Postgres; every invariant is computed per sale.
  */
-export async function resetSale(options: { initialStock?: number } = {}): Promise<CurrentSale & { readonly epoch: number }> {
+export async function resetSale(options: SaleOptions = {}): Promise<CurrentSale & { readonly epoch: number }> {
   const db = getDb();
   const product = await db.product.findUniqueOrThrow({ where: { sku: SKU } });
   const initialStock = options.initialStock ?? product.initialStock;
+  const onePerBuyer = options.onePerBuyer ?? false;
   const { strategy } = await getConfig();
-  const sale = await db.sale.create({ data: { sku: SKU, initialStock, strategy } });
+  const sale = await db.sale.create({ data: { sku: SKU, initialStock, strategy, onePerBuyer } });
   // Quiesced: a holder of the old sale must not write its stock into the new one.
   await quiesced(async () => {
     await clearLocks();
@@ -50,13 +69,18 @@ export async function resetSale(options: { initialStock?: number } = {}): Promis
     if (previousId && previousStock !== null) {
       await db.sale.updateMany({ where: { id: Number(previousId), finalStock: null }, data: { finalStock: Number(previousStock) } });
     }
-    const multi = redis.multi().set(STOCK_KEY, initialStock).hset(SALE_KEY, { id: sale.id, sku: SKU, initialStock });
+    const fields: Record<string, string | number> = { id: sale.id, sku: SKU, initialStock };
+    if (onePerBuyer) fields.onePerBuyer = 1;
+    if (options.dropOpensAt !== undefined) fields.dropOpensAt = options.dropOpensAt;
+    // The hash is replaced whole: a drop or rule of the previous sale must not carry over.
+    const multi = redis.multi().set(STOCK_KEY, initialStock).del(SALE_KEY).hset(SALE_KEY, fields);
     // The replaced sale's holder timeline stays readable for a day (a run keeps its own in Postgres).
     if (previousId) multi.expire(eventStreamKey(Number(previousId)), TIMELINE_STREAM_TTL_S);
     await multi.exec();
   });
   const { epoch } = await getActiveConfig();
-  return { id: sale.id, sku: SKU, initialStock, epoch };
+  announceChange();
+  return { id: sale.id, sku: SKU, initialStock, epoch, onePerBuyer, ...(options.dropOpensAt === undefined ? {} : { drop: { opensAt: options.dropOpensAt } }) };
 }
 
 /**
@@ -75,12 +99,16 @@ export async function getCurrentSale(): Promise<CurrentSale> {
       sku: stored.sku ?? SKU,
       initialStock: Number(stored.initialStock),
       ...(stored.runId ? { runId: Number(stored.runId) } : {}),
+      onePerBuyer: stored.onePerBuyer === "1",
+      ...(stored.dropOpensAt
+        ? { drop: { opensAt: Number(stored.dropOpensAt), ...(stored.dropClosedAt ? { closedAt: Number(stored.dropClosedAt) } : {}) } }
+        : {}),
     };
   }
   // Redis lost its data (a restart without persistence): the last sale in Postgres is the current one.
   const latest = await getDb().sale.findFirst({ where: { sku: SKU }, orderBy: { id: "desc" } });
   if (!latest) return resetSale();
-  return { id: latest.id, sku: latest.sku, initialStock: latest.initialStock };
+  return { id: latest.id, sku: latest.sku, initialStock: latest.initialStock, onePerBuyer: latest.onePerBuyer };
 }
 
 export async function getStock(): Promise<number> {
@@ -104,9 +132,13 @@ export async function getSaleStats(saleId?: number): Promise<SaleStats> {
   const sale: CurrentSale = past ?? current;
   const keys = saleCounterKeys(sale.id);
   const redis = getRedis();
-  const [units, values, holders, pending, config] = await Promise.all([
+  const [units, repeatBuyers, values, holders, pending, config] = await Promise.all([
     getPool().query<{ unit: number; orders: number }>(
       "SELECT stock_seen AS unit, count(*)::int AS orders FROM orders WHERE sale_id = $1 AND status = 'sold' GROUP BY stock_seen",
+      [sale.id],
+    ),
+    getPool().query<{ buyers: number }>(
+      "SELECT count(*)::int AS buyers FROM (SELECT buyer FROM orders WHERE sale_id = $1 AND status = 'sold' GROUP BY buyer HAVING count(*) > 1) AS repeat",
       [sale.id],
     ),
     redis.mget(STOCK_KEY, keys.peak, keys.lockLost, keys.staleRefused, keys.givenBack, keys.reconciled, keys.givebackFailed),
@@ -126,6 +158,8 @@ export async function getSaleStats(saleId?: number): Promise<SaleStats> {
       return Number.isInteger(unit) ? [unit] : [];
     }),
   });
+  const buyersWithTwoOrders = Number(repeatBuyers.rows[0]?.buyers ?? 0);
+  const onePerBuyer = sale.onePerBuyer === true;
   return {
     id: sale.id,
     sku: sale.sku,
@@ -139,11 +173,13 @@ export async function getSaleStats(saleId?: number): Promise<SaleStats> {
     givenBack,
     reconciledOrders: reconciled,
     givebacksFailed: givebackFailed,
-    verdict: verdictOf(accounting),
+    buyersWithTwoOrders,
+    onePerBuyer,
+    verdict: onePerBuyer && buyersWithTwoOrders > 0 ? "FAIL" : verdictOf(accounting),
   };
 }
 
 async function getPastSale(saleId: number): Promise<CurrentSale & { readonly finalStock: number | null }> {
   const sale = await getDb().sale.findUniqueOrThrow({ where: { id: saleId } });
-  return { id: sale.id, sku: sale.sku, initialStock: sale.initialStock, finalStock: sale.finalStock };
+  return { id: sale.id, sku: sale.sku, initialStock: sale.initialStock, finalStock: sale.finalStock, onePerBuyer: sale.onePerBuyer };
 }

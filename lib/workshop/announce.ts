@@ -1,0 +1,31 @@
+import { getRedis } from "../redis";
+
+/**
+ * Live updates (workshop mode): any instance that changes what a buyer sees — the stock, the
+ * holders inside, the drop, the strategy — says so on one Redis pub/sub channel, and every
+ * instance's live hub (./live.ts) sends its subscribers a fresh snapshot. The message carries no
+ * state, only "look again", so a burst of purchases costs at most one PUBLISH per instance per
+ * ANNOUNCE_EVERY_MS, whatever the load.
+ */
+export const LIVE_CHANNEL = "locklab:live";
+export const ANNOUNCE_EVERY_MS = 100;
+
+const state = { lastAt: 0, trailing: undefined as NodeJS.Timeout | undefined };
+
+function publish(): void {
+  state.lastAt = Date.now();
+  // Nobody listening, or Redis down: the next change announces again; a lost "look again" costs nothing.
+  void getRedis().publish(LIVE_CHANNEL, "1").catch(() => {});
+}
+
+/** Tells every instance's live subscribers that something changed: at once, or at the end of the current interval. */
+export function announceChange(): void {
+  if (state.trailing) return;
+  const wait = state.lastAt + ANNOUNCE_EVERY_MS - Date.now();
+  if (wait <= 0) return publish();
+  state.trailing = setTimeout(() => {
+    state.trailing = undefined;
+    publish();
+  }, wait);
+  state.trailing.unref?.();
+}

@@ -1,0 +1,53 @@
+import { randomBytes } from "node:crypto";
+import { getRedis } from "../redis";
+import { announceChange } from "./announce";
+
+/**
+ * Human buyers (workshop mode). A student types a display name once; the store gives them a buyer
+ * id kept in a cookie, and the name is kept here for the projector's who-got-one list. Human ids
+ * start with HUMAN_PREFIX, so the timeline and the lists can tell a person from a load run.
+ */
+export const BUYER_COOKIE = "locklab_buyer";
+export const HUMAN_PREFIX = "human-";
+const NAMES_KEY = "locklab:workshop:names";
+/** A cookie for a day's workshop; a new name makes a new buyer. */
+export const BUYER_COOKIE_MAX_AGE_S = 24 * 60 * 60;
+
+const BUYER_ID = /^human-[a-z0-9]{12}$/;
+
+export interface HumanBuyer {
+  readonly buyer: string;
+  readonly name: string;
+}
+
+export const isHumanBuyer = (buyer: string) => buyer.startsWith(HUMAN_PREFIX);
+
+/** The buyer id a cookie carries, if it is one this store handed out. */
+export function buyerFromCookie(value: string | undefined): string | undefined {
+  return value && BUYER_ID.test(value) ? value : undefined;
+}
+
+/** Registers a student under `name` (already validated) and returns their new buyer id. */
+export async function joinWorkshop(name: string): Promise<HumanBuyer> {
+  const buyer = `${HUMAN_PREFIX}${randomBytes(9).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 12)}`;
+  await getRedis().hset(NAMES_KEY, buyer, name);
+  announceChange();
+  return { buyer, name };
+}
+
+export async function getBuyerName(buyer: string): Promise<string | undefined> {
+  return (await getRedis().hget(NAMES_KEY, buyer)) ?? undefined;
+}
+
+/** The display names of `buyers` (humans only; others map to nothing). */
+export async function getBuyerNames(buyers: readonly string[]): Promise<Map<string, string>> {
+  const humans = [...new Set(buyers.filter(isHumanBuyer))];
+  if (humans.length === 0) return new Map();
+  const names = await getRedis().hmget(NAMES_KEY, ...humans);
+  return new Map(humans.flatMap((buyer, i) => (names[i] ? [[buyer, names[i] as string] as const] : [])));
+}
+
+/** How many students have joined (any sale). */
+export async function countJoined(): Promise<number> {
+  return getRedis().hlen(NAMES_KEY);
+}
