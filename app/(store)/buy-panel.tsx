@@ -1,16 +1,24 @@
 "use client";
 
-import { useCallback, useEffect, useState } from "react";
+import { useState } from "react";
+import type { LiveSnapshot } from "@/lib/workshop/live";
+import { dropStateAt, useLiveSnapshot } from "../use-live-snapshot";
+import { JoinForm } from "./join-form";
+import { WinnerList } from "./winner-list";
 
 type Outcome =
-  | { kind: "bought"; orderId: number; stockLeft: number; instance: string }
+  | { kind: "bought"; orderId: number; stockLeft: number; instance: string; unit: number }
   | { kind: "sold_out" }
   | { kind: "busy"; message: string }
   | { kind: "error"; message: string };
 
-const POLL_MS = 1000;
+export interface Me {
+  readonly buyer: string;
+  readonly name: string;
+}
 
-function buyerId(): string {
+/** Outside workshop mode a visitor buys as an id kept in this browser. */
+function browserBuyerId(): string {
   const saved = window.localStorage.getItem("lock-lab-buyer");
   if (saved) return saved;
   const created = `buyer-${Math.random().toString(36).slice(2, 10)}`;
@@ -18,28 +26,14 @@ function buyerId(): string {
   return created;
 }
 
-export function BuyPanel(props: { sku: string; initialStock: number; initialStrategy: string }) {
-  const [stock, setStock] = useState(props.initialStock);
-  const [strategy, setStrategy] = useState(props.initialStrategy);
+export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | null }) {
+  const { snapshot, serverNow, connected } = useLiveSnapshot("/api/live", props.initial);
+  const [me, setMe] = useState(props.me);
   const [pending, setPending] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
-  const refresh = useCallback(async () => {
-    try {
-      const response = await fetch("/api/stock", { cache: "no-store" });
-      if (!response.ok) return;
-      const body = (await response.json()) as { stock: number; strategy: string };
-      setStock(body.stock);
-      setStrategy(body.strategy);
-    } catch {
-      // The next poll tries again; the last known stock stays on screen.
-    }
-  }, []);
-
-  useEffect(() => {
-    const timer = setInterval(refresh, POLL_MS);
-    return () => clearInterval(timer);
-  }, [refresh]);
+  const drop = dropStateAt(snapshot, serverNow);
+  const inDrop = drop.state !== "none";
 
   async function buy() {
     setPending(true);
@@ -47,15 +41,13 @@ export function BuyPanel(props: { sku: string; initialStock: number; initialStra
       const response = await fetch("/api/buy", {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ buyer: buyerId(), sku: props.sku }),
+        body: JSON.stringify({ buyer: me?.buyer ?? browserBuyerId(), sku: props.sku }),
       });
       const body = await response.json().catch(() => ({}));
       if (response.status === 201) {
-        setOutcome({ kind: "bought", orderId: body.order.id, stockLeft: body.stockLeft, instance: body.instance });
-        setStock(body.stockLeft);
+        setOutcome({ kind: "bought", orderId: body.order.id, stockLeft: body.stockLeft, instance: body.instance, unit: body.order.unit });
       } else if (body.code === "sold_out") {
         setOutcome({ kind: "sold_out" });
-        setStock(0);
       } else if (body.code === "busy") {
         setOutcome({ kind: "busy", message: "Too many buyers right now — the lock could not be had in time. Try again." });
       } else {
@@ -65,22 +57,45 @@ export function BuyPanel(props: { sku: string; initialStock: number; initialStra
       setOutcome({ kind: "error", message: "The store could not be reached." });
     } finally {
       setPending(false);
-      void refresh();
     }
   }
 
-  const soldOut = stock <= 0;
+  const soldOut = snapshot.stock <= 0;
+  const waiting = drop.state === "scheduled";
+  const closed = drop.state === "closed";
+  const needsName = inDrop && !me && !soldOut && !closed;
+  const label = soldOut ? "Sold out" : pending ? "Buying…" : waiting ? `Opens in ${drop.secondsLeft} s` : closed ? "Drop closed" : "Buy now";
   return (
     <div>
       <div className="stock" data-testid="stock">
-        {soldOut ? <strong>Sold out</strong> : <><strong data-testid="stock-count">{stock}</strong> left in stock</>}
+        {soldOut ? <strong>Sold out</strong> : <><strong data-testid="stock-count">{snapshot.stock}</strong> left in stock</>}
       </div>
       <p className="muted">
-        Lock strategy in use: <span className="strategy-badge" data-testid="strategy">{strategy}</span>
+        Lock strategy in use: <span className="strategy-badge" data-testid="strategy">{snapshot.strategy}</span>
+        {" · "}
+        <span data-testid="holders">{snapshot.holdersNow}</span> in the critical section now
+        {!connected && <span className="muted"> · reconnecting…</span>}
       </p>
-      <button className="buy" onClick={buy} disabled={pending || soldOut}>
-        {soldOut ? "Sold out" : pending ? "Buying…" : "Buy now"}
-      </button>
+      {inDrop && (
+        <div className={`drop-banner ${drop.state}`} data-testid="drop" aria-live="polite">
+          {waiting && <>Drop of {snapshot.initialStock} opens in <strong data-testid="countdown">{drop.secondsLeft}</strong> s</>}
+          {drop.state === "open" && (soldOut
+            ? <>The drop is <strong data-testid="countdown">over</strong>: every unit is gone.</>
+            : <>The drop is <strong data-testid="countdown">open</strong>: buy now!</>)}
+          {closed && <>This drop is closed.</>}
+          {snapshot.onePerBuyer && <span className="muted"> · one per buyer</span>}
+        </div>
+      )}
+      {needsName ? (
+        <JoinForm onJoined={setMe} />
+      ) : (
+        <>
+          {me && <p className="muted">Buying as <strong data-testid="me">{me.name}</strong></p>}
+          <button className="buy" onClick={buy} disabled={pending || soldOut || waiting || closed}>
+            {label}
+          </button>
+        </>
+      )}
       {outcome && (
         <div className={`notice ${outcome.kind}`} role="status" data-testid="outcome">
           {outcome.kind === "bought" && (
@@ -91,6 +106,7 @@ export function BuyPanel(props: { sku: string; initialStock: number; initialStra
           {outcome.kind === "error" && <>Error: {outcome.message}</>}
         </div>
       )}
+      {snapshot.winners && <WinnerList winners={snapshot.winners} />}
     </div>
   );
 }

@@ -1,20 +1,23 @@
+import { cookies } from "next/headers";
 import { getDb } from "@/lib/db";
-import { getConfig } from "@/lib/sale/config";
 import { SKU } from "@/lib/sale/keys";
-import { getStock } from "@/lib/sale/sale";
-import { BuyPanel } from "./buy-panel";
+import { BUYER_COOKIE, buyerFromCookie, getBuyerName } from "@/lib/workshop/buyers";
+import { getLiveSnapshot } from "@/lib/workshop/live";
+import { BuyPanel, type Me } from "./buy-panel";
 
 export const dynamic = "force-dynamic";
 
 const formatPrice = (cents: number) =>
   new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(cents / 100);
 
+async function getMe(): Promise<Me | null> {
+  const buyer = buyerFromCookie((await cookies()).get(BUYER_COOKIE)?.value);
+  const name = buyer && (await getBuyerName(buyer));
+  return buyer && name ? { buyer, name } : null;
+}
+
 export default async function StorePage() {
-  const [product, stock, config] = await Promise.all([
-    getDb().product.findUnique({ where: { sku: SKU } }),
-    getStock(),
-    getConfig(),
-  ]);
+  const [product, snapshot, me] = await Promise.all([getDb().product.findUnique({ where: { sku: SKU } }), getLiveSnapshot(), getMe()]);
   if (!product) {
     return <p className="notice error">The product {SKU} is not in the database yet: run the seed (npm run db:seed).</p>;
   }
@@ -27,7 +30,7 @@ export default async function StorePage() {
         <div className="sku">{product.sku}</div>
         <p className="muted">{product.description}</p>
         <div className="price">{formatPrice(product.priceCents)}</div>
-        <BuyPanel sku={product.sku} initialStock={stock} initialStrategy={config.strategy} />
+        <BuyPanel sku={product.sku} initial={snapshot} me={me} />
       </div>
     </section>
   );

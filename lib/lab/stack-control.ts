@@ -26,7 +26,8 @@ export interface StackStatus {
   etcd?: ClusterStatus;
   apps: { index: number; port: number; instance: string; state: string; pid?: number }[];
   postgres: { up: boolean };
-  nginx: { up: boolean };
+  /** Where the store listens: loopback, or the LAN too (workshop mode), and the addresses to give students. */
+  nginx: { up: boolean; lan?: boolean; storeUrls?: string[]; adminFromLan?: boolean };
 }
 
 export async function stackControl<T = unknown>(path: string, method: "GET" | "POST" = "POST"): Promise<T> {

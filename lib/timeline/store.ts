@@ -7,6 +7,7 @@ import { STREAM_CAP, TIMELINE_STREAM_TTL_S, eventStreamKey, type TimelineEvent }
 import { appRecorder } from "./holder-timeline";
 import { parseEntry } from "./recorder";
 import { sampleEvents } from "./sample";
+import { getBuyerNames } from "../workshop/buyers";
 import type { TimelineView } from "./view";
 
 const READ_BATCH = 5_000;
@@ -58,6 +59,7 @@ export async function getTimeline(saleId: number): Promise<TimelineView | undefi
   const [current, stats] = await Promise.all([getCurrentSale(), getSaleStats(saleId)]);
   const stored = sale.timeline;
   const events = stored ? (stored.events as unknown as TimelineEvent[]) : await readStream(saleId);
+  const people = await getBuyerNames(events.flatMap((event) => (event.b ? [event.b] : [])));
   return {
     saleId,
     strategy: sale.strategy,
@@ -67,6 +69,7 @@ export async function getTimeline(saleId: number): Promise<TimelineView | undefi
     ...(stored?.sampled && { sampled: stored.sampled }),
     clockErrorMs: round1(stored?.clockErrorMs ?? appRecorder().clockErrorMs() ?? 0),
     report: detectAnomalies(events),
+    ...(people.size ? { people: Object.fromEntries(people) } : {}),
     accounting: { doubleSold: stats.doubleSold, lostUnits: stats.lostUnits, orders: stats.orders, initialStock: stats.initialStock },
   };
 }

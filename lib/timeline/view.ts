@@ -19,6 +19,8 @@ export interface TimelineView {
   /** How far a client-side stamp (acquired, released…) may be off Redis' clock, in ms. */
   readonly clockErrorMs: number;
   readonly report: AnomalyReport;
+  /** Workshop mode: display names of the human buyers in these events (buyer id → name). */
+  readonly people?: Readonly<Record<string, string>>;
   /** The sale's accounting (lib/sale/accounting.ts), to set beside the anomalies. */
   readonly accounting: { readonly doubleSold: number; readonly lostUnits: number; readonly orders: number; readonly initialStock: number };
 }

@@ -110,7 +110,7 @@ export function HolderTimeline({ initial }: { initial: TimelineView }) {
       <div className="timeline-body">
         <div className="timeline-scroll" ref={scroller}>
           {table ? <TimelineTable view={view} start={layout.start} /> : (
-            <TimelineSvg ref={svgRef} layout={layout} anomalies={anomalies} window={shown} cursor={cursor} focused={focused} highlighted={highlighted} />
+            <TimelineSvg ref={svgRef} layout={layout} anomalies={anomalies} window={shown} cursor={cursor} focused={focused} highlighted={highlighted} people={view.people} />
           )}
           <Legend votes={layout.nodes.length > 0} />
         </div>

@@ -18,10 +18,12 @@ interface Props {
   readonly focused?: number;
   /** Holders whose lanes are highlighted: the focused anomaly's. */
   readonly highlighted?: ReadonlySet<string>;
+  /** Workshop mode: the display names of human buyers (buyer id → name); their lanes are marked. */
+  readonly people?: Readonly<Record<string, string>>;
 }
 
 /** The space-time diagram: one lane per holder, grouped by instance; see the legend for marks. */
-export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg({ layout, anomalies, window, cursor, focused, highlighted }, ref) {
+export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg({ layout, anomalies, window, cursor, focused, highlighted, people }, ref) {
   const height = diagramHeight(layout);
   const x = scale(window.from, window.to, LEFT, WIDTH - RIGHT);
   const clampX = (t: number) => Math.min(Math.max(x(t), LEFT), WIDTH - RIGHT);
@@ -55,7 +57,7 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
           <text key={`i-${row.instance}`} x={6} y={laneTop(index) + 16} fontWeight={700} fill="#333">{row.instance}</text>
         ) : (
           <Lane key={row.holder.id} holder={row.holder} y={laneTop(index)} x={x} clampX={clampX} anomalies={anomalies}
-            highlighted={highlighted?.has(row.holder.id) ?? false} />
+            highlighted={highlighted?.has(row.holder.id) ?? false} person={row.holder.buyer ? people?.[row.holder.buyer] : undefined} />
         ),
       )}
       {nodeRows.length > 0 && <NodeRows rows={nodeRows} top={laneTop(layout.rows.length)} />}
@@ -95,22 +97,24 @@ interface LaneProps {
   readonly clampX: (t: number) => number;
   readonly anomalies: readonly Anomaly[];
   readonly highlighted: boolean;
+  /** A person (workshop mode) rather than a load run: shown by name, marked with a figure. */
+  readonly person?: string;
 }
 
-function Lane({ holder, y, x, clampX, anomalies, highlighted }: LaneProps) {
+function Lane({ holder, y, x, clampX, anomalies, highlighted, person }: LaneProps) {
   const mid = y + LANE_H / 2;
   const end = holder.releasedAt ?? holder.outcomeAt ?? holder.write?.t ?? holder.leftAt ?? holder.acquiredAt;
   const section = criticalSection(holder);
   const late = anomalies.some((anomaly) => anomaly.kind === "write-after-expiry" && anomaly.holders[0] === holder.id);
   const twice = anomalies.some((anomaly) => anomaly.kind === "unit-twice" && anomaly.holders.includes(holder.id));
   const hover = [
-    `buyer ${holder.buyer ?? "?"} (holder ${holder.id}) on ${holder.instance ?? "?"}`,
+    `${person ? `${person} (a person, buyer ${holder.buyer})` : `buyer ${holder.buyer ?? "?"}`} (holder ${holder.id}) on ${holder.instance ?? "?"}`,
     holder.fence !== undefined ? `fencing token ${holder.fence}` : "",
     holder.token ? `lock token ${holder.token}` : "",
     holder.votes ? `votes ${holder.votes.votes.join(", ")}; validity left ${holder.votes.validityMs ?? "?"} ms` : "",
   ].filter(Boolean).join("\n");
   return (
-    <g data-testid="timeline-lane" data-holder={holder.id} data-highlighted={highlighted ? "true" : undefined}>
+    <g data-testid="timeline-lane" data-holder={holder.id} data-highlighted={highlighted ? "true" : undefined} data-person={person}>
       {highlighted && (
         <>
           <rect x={0} y={y} width={WIDTH} height={LANE_H} fill="#ffc107" opacity={0.25} />
@@ -118,7 +122,7 @@ function Lane({ holder, y, x, clampX, anomalies, highlighted }: LaneProps) {
         </>
       )}
       <text x={8} y={mid + 4} fill={highlighted ? "#000" : "#333"} fontWeight={highlighted ? 700 : 400}>
-        <title>{hover}</title>{shortName(holder.buyer ?? holder.id)}
+        <title>{hover}</title>{person ? `👤 ${shortName(person)}` : shortName(holder.buyer ?? holder.id)}
       </text>
       <g clipPath="url(#plot)">
         <title>{hover}</title>

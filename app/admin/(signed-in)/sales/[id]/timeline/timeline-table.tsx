@@ -17,7 +17,7 @@ export function TimelineTable({ view, start }: { view: TimelineView; start: numb
         {view.events.map((event, index) => (
           <tr key={index}>
             <td>{((event.t - start) / 1000).toFixed(2)}</td>
-            <td>{event.h ? `${buyerOf.get(event.h) ?? "?"} (${event.h})` : "—"}</td>
+            <td>{event.h ? buyerCell(buyerOf.get(event.h), event.h, view.people) : "—"}</td>
             <td>{event.i ?? "—"}</td>
             <td>{event.kind}</td>
             <td>{event.s ?? ""}</td>
@@ -29,4 +29,10 @@ export function TimelineTable({ view, start }: { view: TimelineView; start: numb
       </tbody>
     </table>
   );
+}
+
+/** A person's lane (workshop mode) is named, so the class finds itself in the table too. */
+function buyerCell(buyer: string | undefined, holder: string, people: TimelineView["people"]): string {
+  const person = buyer ? people?.[buyer] : undefined;
+  return person ? `${person} (a person; ${buyer}, ${holder})` : `${buyer ?? "?"} (${holder})`;
 }
