@@ -2,6 +2,9 @@
 // One command from a fresh clone to a running Lock Lab:
 //
 //   node scripts/bootstrap.mjs demo    install what is missing, build, run the stack, print the URLs
+//        demo --lan                    workshop mode: the store on this machine's LAN addresses too
+//                                      (PUBLIC_HOST=0.0.0.0), with a QR code; admin stays local
+//        demo --lan-admin              the same, and the admin pages answer from the LAN too
 //   node scripts/bootstrap.mjs stack   the same, quieter (for developers; Ctrl-C stops everything)
 //   node scripts/bootstrap.mjs test [vitest args…]
 //                                      run the stack, then vitest and playwright against it
@@ -20,10 +23,21 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MODES = new Set(['demo', 'stack', 'test', 'bench']);
 
-const [mode, ...extraArgs] = process.argv.slice(2);
+const [mode, ...givenArgs] = process.argv.slice(2);
 if (!MODES.has(mode)) {
-  console.error('usage: node scripts/bootstrap.mjs demo|stack|test|bench [vitest args…]');
+  console.error('usage: node scripts/bootstrap.mjs demo|stack|test|bench [--lan|--lan-admin] [vitest args…]');
   process.exit(2);
+}
+// Workshop mode (demo and stack only): nginx listens beyond loopback; nothing else does.
+const LAN_FLAGS = new Set(['--lan', '--lan-admin']);
+const extraArgs = givenArgs.filter((arg) => !LAN_FLAGS.has(arg));
+if (givenArgs.some((arg) => LAN_FLAGS.has(arg))) {
+  if (mode !== 'demo' && mode !== 'stack') {
+    console.error('--lan and --lan-admin are for demo and stack: tests and the bench stay on 127.0.0.1');
+    process.exit(2);
+  }
+  process.env.PUBLIC_HOST = process.env.PUBLIC_HOST && process.env.PUBLIC_HOST !== '127.0.0.1' ? process.env.PUBLIC_HOST : '0.0.0.0';
+  if (givenArgs.includes('--lan-admin')) process.env.ADMIN_FROM_LAN = '1';
 }
 
 const say = (line) => console.log(line);
@@ -93,6 +107,8 @@ function missingSystemPackages() {
     ['zookeeper', () => fs.existsSync('/usr/share/java/zookeeper.jar')],
     ['etcd-server', () => onPath('etcd')],
   ];
+  // The workshop test makes its own network namespace (ip netns) to reach the store as a phone would.
+  if (mode === 'test') needed.push(['iproute2', () => onPath('ip')]);
   if (mode === 'test' && process.env.SKIP_E2E !== '1') {
     needed.push(['chromium', () => fs.existsSync('/usr/bin/chromium') || onPath('chromium')]);
   }
@@ -212,6 +228,28 @@ async function runningStackEnv() {
   }
 }
 
+/** What nginx exposes, as the stack runner's control API reports it. */
+async function storeExposure(env) {
+  try {
+    const response = await fetch(`${env.STACK_CONTROL_URL}/status`, { headers: { 'x-stack-token': env.STACK_CONTROL_TOKEN }, signal: AbortSignal.timeout(5000) });
+    const { nginx } = await response.json();
+    return { lan: Boolean(nginx.lan), storeUrls: nginx.storeUrls ?? [env.PUBLIC_URL], adminFromLan: Boolean(nginx.adminFromLan) };
+  } catch {
+    return { lan: false, storeUrls: [env.PUBLIC_URL], adminFromLan: false };
+  }
+}
+
+/** A QR code of the store's LAN address in the terminal, for phones to scan. */
+async function printQr(url) {
+  if (!url) return;
+  try {
+    const { default: QRCode } = await import('qrcode');
+    say(`\n  scan to join: ${url}\n${await QRCode.toString(url, { type: 'terminal', small: true })}`);
+  } catch (err) {
+    say(`  (no QR code: ${err.message})`);
+  }
+}
+
 async function main() {
   const t0 = Date.now();
   if (mode === 'bench') {
@@ -241,11 +279,19 @@ async function main() {
 
   if (mode === 'demo' || mode === 'stack') {
     if (mode === 'demo') {
+      const exposure = await storeExposure(env);
       say(`
   Lock Lab is running (${ms(t0)})
-    store   ${env.PUBLIC_URL}
+    store   ${exposure.lan ? exposure.storeUrls.join('  ') : env.PUBLIC_URL}
     admin   ${env.PUBLIC_URL}/admin   (password: ${env.ADMIN_PASSWORD}${process.env.ADMIN_PASSWORD ? ', from ADMIN_PASSWORD' : ', generated; set ADMIN_PASSWORD to choose one'})
-  Ctrl-C stops everything.`);
+    live    ${env.PUBLIC_URL}/admin/live   (workshop projector view)`);
+      if (exposure.lan) {
+        say(`  exposed: the store on the LAN; the admin pages ${exposure.adminFromLan ? 'TOO (--lan-admin)' : 'on this machine only'}; the control API and every server on 127.0.0.1 only`);
+        await printQr(exposure.storeUrls[0]);
+      } else {
+        say('  exposed: nothing beyond this machine (npm run demo -- --lan opens the store to the LAN for a workshop)');
+      }
+      say('  Ctrl-C stops everything.');
     } else {
       say(`  ${env.PUBLIC_URL} · control ${env.STACK_CONTROL_URL} · env in .stack/stack.env · Ctrl-C stops`);
     }

@@ -56,6 +56,13 @@ export interface StackConfig {
   readonly apps: readonly AppConfig[];
   readonly appsExplicit: boolean;
   readonly publicPort: number;
+  /**
+   * Where nginx listens: 127.0.0.1 (the default), or 0.0.0.0 / one LAN address for workshop mode
+   * (`npm run demo -- --lan`). Everything else always stays on loopback.
+   */
+  readonly publicHost: string;
+  /** Workshop mode: the admin pages and admin API answer from the LAN too (ADMIN_FROM_LAN=1). */
+  readonly adminFromLan: boolean;
   readonly controlPort: number;
   readonly token: string;
 }
@@ -71,8 +78,20 @@ export const DEFAULTS = Object.freeze({
   DATABASE_URL: envSchema.shape.DATABASE_URL.parse(undefined),
   APP_PORTS: "3001,3002",
   PUBLIC_PORT: "3000",
+  PUBLIC_HOST: "127.0.0.1",
   STACK_CONTROL_PORT: "3999",
 });
+
+/** PUBLIC_HOST: loopback, every interface, or one IPv4 address of this machine. */
+export function parsePublicHost(value: string): string {
+  const host = value.trim();
+  if (host === "localhost") return "127.0.0.1";
+  const octets = host.split(".");
+  if (octets.length !== 4 || octets.some((o) => !/^\d{1,3}$/.test(o) || Number(o) > 255)) {
+    throw new StackError(`PUBLIC_HOST: "${value}" is not an IPv4 address (127.0.0.1, the default; 0.0.0.0 for every interface; or one LAN address)`);
+  }
+  return host;
+}
 
 export function parseHostPort(value: string, varName: string): { host: string; port: number } {
   const m = /^\s*(\[[^\]]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(value);
@@ -159,6 +178,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     apps,
     appsExplicit: explicit("APP_PORTS"),
     publicPort: parsePort(value("PUBLIC_PORT"), "PUBLIC_PORT"),
+    publicHost: parsePublicHost(value("PUBLIC_HOST")),
+    adminFromLan: (env.ADMIN_FROM_LAN ?? "").trim() === "1",
     controlPort: parsePort(value("STACK_CONTROL_PORT"), "STACK_CONTROL_PORT"),
     token: explicit("STACK_CONTROL_TOKEN")
       ? (env.STACK_CONTROL_TOKEN ?? "").trim()

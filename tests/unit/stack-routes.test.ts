@@ -58,13 +58,15 @@ describe("control routes", () => {
     ["POST", "/sentinel/3/pause"],
     ["POST", "/zookeeper/2/stop"],
     ["POST", "/etcd/3/resume"],
+    ["POST", "/nginx/expose/lan"],
+    ["POST", "/nginx/expose/loopback"],
   ])("%s %s exists", (method, path) => {
     expect(matchRoute(routes, method, path).route.method).toBe(method);
   });
 
   it("has no other routes", () => {
-    // One route per lock-service cluster: /<service>/<n>/(stop|start|pause|resume|kill).
-    expect(routes).toHaveLength(15);
+    // One route per lock-service cluster: /<service>/<n>/(stop|start|pause|resume|kill); nginx's exposure (workshop mode).
+    expect(routes).toHaveLength(16);
   });
 
   it("names a Redis node, app or cluster member that does not exist", async () => {

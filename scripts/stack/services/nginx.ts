@@ -3,10 +3,12 @@
 
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { StackConfig } from "../config";
 import { StackError } from "../errors";
-import { ok, tail } from "../log";
+import { HttpError } from "../errors";
+import { ok, say, tail, warn } from "../log";
 import { LOG_DIR, ROOT, STACK_DIR, mkdirp } from "../paths";
 import { foreignPort, httpStatus, portAnswers } from "../ports";
 import { type ChildHandle, exitDescription, removePidFile, spawnChild, terminate, waitFor } from "../processes";
@@ -38,19 +40,37 @@ export function renderTemplate(template: string, vars: Readonly<Record<string, s
     .join("\n");
 }
 
-/** The template's values for nginx's directory `dir` (pidfile, temp dirs) and the stack's ports. */
-export function nginxVars(cfg: Pick<StackConfig, "apps" | "publicPort">, dir: string): Record<string, string> {
+type Exposure = Pick<StackConfig, "publicHost" | "adminFromLan">;
+
+const isLoopback = (host: string) => host.startsWith("127.");
+
+/**
+ * The store's addresses for students to type: with nginx on every interface, one per IPv4
+ * address of this machine (loopback last); on one address, that one.
+ */
+export function storeUrls(host: string, port: number, interfaces = os.networkInterfaces()): string[] {
+  if (host !== "0.0.0.0") return [`http://${host}:${port}`];
+  const lan = Object.values(interfaces)
+    .flatMap((list) => list ?? [])
+    .filter((addr) => addr.family === "IPv4" && !addr.internal)
+    .map((addr) => `http://${addr.address}:${port}`);
+  return [...lan, `http://127.0.0.1:${port}`];
+}
+
+/** The template's values for nginx's directory `dir` (pidfile, temp dirs), the stack's ports and what it exposes. */
+export function nginxVars(cfg: Pick<StackConfig, "apps" | "publicPort"> & Exposure, dir: string): Record<string, string> {
   return {
     NGINX_PID: path.join(dir, "nginx.pid"),
     NGINX_ERROR_LOG: path.join(LOG_DIR, "nginx-error.log"),
     NGINX_ACCESS_LOG: `${path.join(LOG_DIR, "nginx-access.log")} locklab buffer=64k flush=1s`,
     NGINX_TEMP_DIR: path.join(dir, "temp"),
-    NGINX_LISTEN: `127.0.0.1:${cfg.publicPort}`,
+    NGINX_LISTEN: `${cfg.publicHost}:${cfg.publicPort}`,
+    ADMIN_REFUSED_FROM_LAN: cfg.adminFromLan ? "0" : "1",
     APP_UPSTREAMS: cfg.apps.map((a) => `server 127.0.0.1:${a.port} max_fails=1 fail_timeout=5s;`).join("\n        "),
   };
 }
 
-function renderNginx(cfg: StackConfig): { dir: string; file: string } {
+function renderNginx(cfg: StackConfig & Exposure): { dir: string; file: string } {
   const dir = mkdirp(path.join(STACK_DIR, "nginx"));
   const temp = mkdirp(path.join(dir, "temp"));
   for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]) mkdirp(path.join(temp, sub));
@@ -67,10 +87,25 @@ export const NGINX_STALE: StaleRule = {
 };
 
 export const nginx: ServiceFactory = (ctx): Service => {
-  const { cfg } = ctx;
+  // What nginx exposes can change while the stack runs (the control API's /nginx/expose/…).
+  const cfg: StackConfig & { publicHost: string; adminFromLan: boolean } = { ...ctx.cfg };
   let handle: ChildHandle | null = null;
 
-  return {
+  const exposure = () => {
+    const lan = !isLoopback(cfg.publicHost);
+    return { lan, storeUrls: storeUrls(cfg.publicHost, cfg.publicPort), adminFromLan: lan && cfg.adminFromLan };
+  };
+
+  /** Says what is reachable from where, so nobody exposes the store without knowing it. */
+  const announceExposure = () => {
+    const { lan, storeUrls: urls, adminFromLan } = exposure();
+    if (!lan) return;
+    warn(`the store is open to the LAN: ${urls.join(", ")}`);
+    if (adminFromLan) warn("the admin pages and admin API answer from the LAN too (ADMIN_FROM_LAN=1): anyone there who has the password can use them");
+    else say("  the admin pages, admin API and control API answer on this machine only");
+  };
+
+  const this_: Service = {
     name: "nginx",
     stage: "proxy",
     stale: NGINX_STALE,
@@ -104,7 +139,8 @@ export const nginx: ServiceFactory = (ctx): Service => {
           `nginx did not start (${exitDescription(child.exitInfo)}); log ${child.logFile}:\n${tail(child.logFile)}\n${tail(path.join(LOG_DIR, "nginx-error.log"))}`,
         );
       }
-      ok(`nginx http://127.0.0.1:${cfg.publicPort} → ${cfg.apps.map((a) => a.port).join(", ")}`, t0);
+      ok(`nginx http://${cfg.publicHost}:${cfg.publicPort} → ${cfg.apps.map((a) => a.port).join(", ")}`, t0);
+      announceExposure();
     },
 
     async stop() {
@@ -112,6 +148,26 @@ export const nginx: ServiceFactory = (ctx): Service => {
       if (handle) removePidFile("nginx");
     },
 
-    status: async () => ({ up: await portAnswers("127.0.0.1", cfg.publicPort, 300), url: ctx.env.PUBLIC_URL }),
+    status: async () => ({ up: await portAnswers("127.0.0.1", cfg.publicPort, 300), url: ctx.env.PUBLIC_URL, ...exposure() }),
+
+    routes: [
+      {
+        // Workshop mode switched while the stack runs: nginx restarts on the new address (a
+        // reload cannot trade 127.0.0.1:port for 0.0.0.0:port: both would hold the port at once).
+        method: "POST",
+        path: /^\/nginx\/expose\/(lan|loopback)$/,
+        async handle([to]) {
+          const host = to === "lan" ? "0.0.0.0" : "127.0.0.1";
+          if (handle?.exitInfo) throw new HttpError(409, "nginx_down", "nginx is not running");
+          if (host !== cfg.publicHost) {
+            await this_.stop();
+            cfg.publicHost = host;
+            await this_.start();
+          }
+          return exposure();
+        },
+      },
+    ],
   };
+  return this_;
 };

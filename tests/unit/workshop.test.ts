@@ -1,0 +1,88 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parsePublicHost } from "../../scripts/stack/config";
+import { nginxVars, renderTemplate, storeUrls } from "../../scripts/stack/services/nginx";
+import { displayNameSchema, dropCreateSchema } from "@/lib/validations/workshop";
+import { buyerFromCookie } from "@/lib/workshop/buyers";
+import { DropClosedError, DropNotOpenError, assertDropOpen, dropOf } from "@/lib/workshop/drop";
+
+describe("a drop's state", () => {
+  const opensAt = 1_000_000;
+  it("is scheduled before its opening time, open from it, closed once closed; a sale without a drop is open as always", () => {
+    expect(dropOf({}, opensAt).state).toBe("none");
+    expect(dropOf({ drop: { opensAt } }, opensAt - 1).state).toBe("scheduled");
+    expect(dropOf({ drop: { opensAt } }, opensAt).state).toBe("open");
+    expect(dropOf({ drop: { opensAt, closedAt: opensAt + 5 } }, opensAt + 10).state).toBe("closed");
+  });
+
+  it("refuses a purchase before it opens (saying when) and after it closes", () => {
+    expect(() => assertDropOpen({}, 0)).not.toThrow();
+    expect(() => assertDropOpen({ drop: { opensAt } }, opensAt)).not.toThrow();
+    const early = (() => {
+      try {
+        assertDropOpen({ drop: { opensAt } }, opensAt - 2500);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(early).toBeInstanceOf(DropNotOpenError);
+    expect((early as DropNotOpenError).details).toMatchObject({ opensInMs: 2500 });
+    expect((early as DropNotOpenError).retryAfterS).toBe(3);
+    expect(() => assertDropOpen({ drop: { opensAt, closedAt: opensAt } }, opensAt + 1)).toThrow(DropClosedError);
+  });
+});
+
+describe("workshop input", () => {
+  it("accepts display names of letters, digits, spaces and a little punctuation, trimmed", () => {
+    for (const name of ["Ada", "Zoë K.", "李小龙", "o'neil", "R2-D2", "  Grace  "]) expect(displayNameSchema.safeParse(name).success, name).toBe(true);
+    expect(displayNameSchema.parse("  Grace  ")).toBe("Grace");
+  });
+
+  it("refuses empty, long, markup and control characters", () => {
+    for (const name of ["", "   ", "a".repeat(25), "<script>", "a\u0000b", "tab\there", "-lead", "x;DROP"]) {
+      expect(displayNameSchema.safeParse(name).success, JSON.stringify(name)).toBe(false);
+    }
+  });
+
+  it("takes only buyer ids this store hands out from the cookie", () => {
+    expect(buyerFromCookie("human-abc123def456")).toBe("human-abc123def456");
+    for (const value of [undefined, "", "human-", "buyer-1", "human-ABC123DEF456", "human-abc123def4567"]) expect(buyerFromCookie(value)).toBeUndefined();
+  });
+
+  it("bounds a drop's settings", () => {
+    expect(dropCreateSchema.parse({ stock: 10 })).toEqual({ stock: 10, countdownS: 10, onePerBuyer: false });
+    for (const body of [{ stock: 0 }, { stock: 10_001 }, { stock: 5, countdownS: 601 }, { stock: 5, strategy: "nope" }, { stock: 5, more: 1 }]) {
+      expect(dropCreateSchema.safeParse(body).success, JSON.stringify(body)).toBe(false);
+    }
+  });
+});
+
+describe("what the stack exposes", () => {
+  it("listens on loopback unless told otherwise, and takes only IPv4 addresses", () => {
+    expect(parsePublicHost("127.0.0.1")).toBe("127.0.0.1");
+    expect(parsePublicHost("localhost")).toBe("127.0.0.1");
+    expect(parsePublicHost("0.0.0.0")).toBe("0.0.0.0");
+    for (const bad of ["", "::", "256.1.1.1", "example.org", "1.2.3"]) expect(() => parsePublicHost(bad)).toThrow(/PUBLIC_HOST/);
+  });
+
+  it("gives students every LAN address of the machine, loopback last", () => {
+    const interfaces = {
+      lo: [{ address: "127.0.0.1", family: "IPv4", internal: true }],
+      eth0: [{ address: "192.168.1.20", family: "IPv4", internal: false }, { address: "fe80::1", family: "IPv6", internal: false }],
+    } as unknown as NodeJS.Dict<import("node:os").NetworkInterfaceInfo[]>;
+    expect(storeUrls("0.0.0.0", 3000, interfaces)).toEqual(["http://192.168.1.20:3000", "http://127.0.0.1:3000"]);
+    expect(storeUrls("127.0.0.1", 3000, interfaces)).toEqual(["http://127.0.0.1:3000"]);
+  });
+
+  it("renders nginx so that /admin and /api/admin are refused from afar unless the instructor opts in", () => {
+    const template = fs.readFileSync(path.join(__dirname, "../../nginx/nginx.conf.template"), "utf8");
+    const cfg = { apps: [{ index: 1, port: 3001, instance: "app-1" }], publicPort: 3000 };
+    const local = renderTemplate(template, nginxVars({ ...cfg, publicHost: "0.0.0.0", adminFromLan: false }, "/tmp/x"));
+    expect(local).toContain("listen 0.0.0.0:3000;");
+    expect(local).toMatch(/"~\^\\S\+ \/\(admin\|api\/admin\)\(\/\|\$\)" 1;/);
+    const open = renderTemplate(template, nginxVars({ ...cfg, publicHost: "0.0.0.0", adminFromLan: true }, "/tmp/x"));
+    expect(open).toMatch(/"~\^\\S\+ \/\(admin\|api\/admin\)\(\/\|\$\)" 0;/);
+    expect(renderTemplate(template, nginxVars({ ...cfg, publicHost: "127.0.0.1", adminFromLan: false }, "/tmp/x"))).toContain("listen 127.0.0.1:3000;");
+  });
+});
