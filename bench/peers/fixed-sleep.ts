@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type Redis from "ioredis";
-import { LockBusyError, type LockStrategy } from "../../lib/locks/types";
-import { lockKey } from "../../lib/sale/keys";
 import { getRedis } from "../../lib/redis";
 import type { UnitLock } from "../../lib/purchase/purchase";
+import { peerLock } from "./peer-lock";
 
 /**
  * Benchmark peer, not a strategy: the lock of the source articles. `SET key token NX PX ttl`;
@@ -18,31 +18,29 @@ end
 return 0                             -- expired or someone else's: leave it
 `;
 
-const registered = new WeakSet<Redis>();
+type WithRelease = Redis & { benchReleaseIfOurs(key: string, token: string): Promise<number> };
 
-function releaseIfOurs(redis: Redis, key: string, token: string): Promise<number> {
-  if (!registered.has(redis)) {
-    redis.defineCommand("benchReleaseIfOurs", { numberOfKeys: 1, lua: RELEASE_IF_OURS });
-    registered.add(redis);
-  }
-  return (redis as unknown as { benchReleaseIfOurs(key: string, token: string): Promise<number> }).benchReleaseIfOurs(key, token);
+/** The wait timeout passed with the lock still taken. */
+class PollTimeoutError extends Error {
+  override name = "PollTimeoutError";
 }
 
 export function fixedSleepPeer(pollIntervalMs: number): UnitLock {
-  const withLock: LockStrategy["withLock"] = async (resource, options, critical) => {
-    const redis = getRedis();
-    const key = lockKey(resource);
-    const token = randomUUID();
-    const deadline = Date.now() + options.waitTimeoutMs;
-    while ((await redis.set(key, token, "PX", options.ttlMs, "NX")) !== "OK") {
-      if (Date.now() + pollIntervalMs > deadline) throw new LockBusyError(resource, options.waitTimeoutMs);
-      await new Promise((resolve) => setTimeout(resolve, pollIntervalMs));
-    }
-    try {
-      return await critical({ signal: new AbortController().signal });
-    } finally {
-      await releaseIfOurs(redis, key, token).catch(() => 0);
-    }
-  };
-  return { withLock };
+  const redis = getRedis();
+  return peerLock({
+    name: `fixed-sleep poll ${pollIntervalMs} ms`,
+    prepare() {
+      if (!("benchReleaseIfOurs" in redis)) redis.defineCommand("benchReleaseIfOurs", { numberOfKeys: 1, lua: RELEASE_IF_OURS });
+    },
+    async acquire(key, options) {
+      const token = randomUUID();
+      const deadline = Date.now() + options.waitTimeoutMs;
+      while ((await redis.set(key, token, "PX", options.ttlMs, "NX")) !== "OK") {
+        if (Date.now() + pollIntervalMs > deadline) throw new PollTimeoutError(`${key} still taken after ${options.waitTimeoutMs} ms`);
+        await sleep(pollIntervalMs);
+      }
+      return { release: () => (redis as WithRelease).benchReleaseIfOurs(key, token) };
+    },
+    isOutOfRetries: (error) => error instanceof PollTimeoutError,
+  });
 }

@@ -1,0 +1,154 @@
+import { CURVE_STRATEGIES, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
+import type { PeerFamily } from "./peers";
+import type { RowResult } from "./stats";
+
+/**
+ * The project's aims as ratios between rows of one run, each held (✓) or missed (✗). Pure, so a
+ * unit test can feed it rows. An aim whose rows this run did not measure (BENCH_ONLY, BENCH_LEVEL,
+ * BENCH_CURVE=0, a failed row) is left out rather than guessed.
+ */
+export interface AimTargets {
+  /** `redlock` ÷ the best Redlock peer, purchases/s, in-process. @default 3 */
+  readonly redlockOverPeer: number;
+  /** `redlock`'s p99 ÷ that peer's p99, in-process. @default 1/3 */
+  readonly redlockP99OverPeer: number;
+  /** The numbers of buyers the Redlock aims are checked at. @default [50, 200] */
+  readonly redlockAtBuyers: readonly number[];
+  /** `token-lua` ÷ redis-semaphore's Mutex at its best setting, purchases/s, in-process. @default 2 */
+  readonly tokenOverMutex: number;
+  /** The number of buyers that aim is checked at. @default 50 */
+  readonly tokenOverMutexAtBuyers: number;
+  /** `token-lua` ÷ `atomic` over HTTP, purchases/s. @default 0.8 */
+  readonly tokenOverAtomicHttp: number;
+  /** Over the curve, from this many buyers on… @default 50 */
+  readonly contendedFromBuyers: number;
+  /** …every safe lock keeps at least this share of its purchases/s at every point. @default 0.8 */
+  readonly keptUnderContention: number;
+  /** Holder timeline recording on ÷ off over HTTP, purchases/s. @default 0.95 */
+  readonly timelineOnOverOff: number;
+}
+
+export const DEFAULT_AIM_TARGETS: AimTargets = Object.freeze({
+  redlockOverPeer: 3,
+  redlockP99OverPeer: 1 / 3,
+  redlockAtBuyers: Object.freeze([50, 200]),
+  tokenOverMutex: 2,
+  tokenOverMutexAtBuyers: 50,
+  tokenOverAtomicHttp: 0.8,
+  contendedFromBuyers: 50,
+  keptUnderContention: 0.8,
+  timelineOnOverOff: 0.95,
+});
+
+export interface AimInputs {
+  /** The main table's rows. */
+  readonly table: readonly RowResult[];
+  /** The contention curve's points; empty when it was skipped. */
+  readonly curve: readonly RowResult[];
+  /** Which peer rows belong to which family. */
+  readonly peers: readonly { readonly label: string; readonly family: PeerFamily }[];
+}
+
+export interface Aim {
+  readonly ok: boolean;
+  readonly text: string;
+}
+
+export const formatAim = (aim: Aim): string => `${aim.ok ? "✓" : "✗"} ${aim.text}`;
+
+const ratio = (part: number, whole: number) => part / Math.max(whole, 1e-9);
+
+/** The family's peer row with the most purchases/s in the main table's in-process rows. */
+export function bestPeer(inputs: Pick<AimInputs, "table" | "peers">, family: PeerFamily): RowResult | undefined {
+  const labels = new Set(inputs.peers.filter((peer) => peer.family === family).map((peer) => peer.label));
+  return inputs.table
+    .filter((r) => r.level === "in-process" && labels.has(r.label))
+    .reduce<RowResult | undefined>((best, r) => (!best || r.purchasesPerSecond > best.purchasesPerSecond ? r : best), undefined);
+}
+
+export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGETS): Aim[] {
+  const { table, curve } = inputs;
+  // A row at a given number of buyers: the main table's (longer window) when it ran at that number.
+  const at = (level: RowResult["level"], label: string, buyers: number) =>
+    [...table, ...curve].find((r) => r.level === level && r.label === label && r.buyers === buyers);
+  const out: Aim[] = [];
+
+  const redlockPeer = bestPeer(inputs, "redlock");
+  for (const buyers of targets.redlockAtBuyers) {
+    const ours = at("in-process", "redlock", buyers);
+    const theirs = redlockPeer && at("in-process", redlockPeer.label, buyers);
+    if (!ours || !theirs) continue;
+    const against = `redlock ÷ ${theirs.label} (best Redlock peer), in-process at ${buyers} buyers`;
+    const throughput = ratio(ours.purchasesPerSecond, theirs.purchasesPerSecond);
+    const p99 = ratio(ours.p99, theirs.p99);
+    out.push({ ok: throughput >= targets.redlockOverPeer, text: `${against}, purchases/s: ${throughput.toFixed(2)} (aim ≥ ${targets.redlockOverPeer})` });
+    out.push({ ok: p99 <= targets.redlockP99OverPeer, text: `${against}, p99 latency: ${p99.toFixed(3)} (aim ≤ ${targets.redlockP99OverPeer.toFixed(3)})` });
+  }
+
+  const mutexPeer = bestPeer(inputs, "mutex");
+  const token = at("in-process", "token-lua", targets.tokenOverMutexAtBuyers);
+  const mutex = mutexPeer && at("in-process", mutexPeer.label, targets.tokenOverMutexAtBuyers);
+  if (token && mutex) {
+    const throughput = ratio(token.purchasesPerSecond, mutex.purchasesPerSecond);
+    out.push({
+      ok: throughput >= targets.tokenOverMutex,
+      text: `token-lua ÷ ${mutex.label} (its best setting), in-process at ${mutex.buyers} buyers, purchases/s: ${throughput.toFixed(2)} (aim ≥ ${targets.tokenOverMutex})`,
+    });
+  }
+
+  const find = (level: RowResult["level"], label: string) => table.find((r) => r.level === level && r.label === label);
+  const tokenHttp = find("http", "token-lua");
+  const atomicHttp = find("http", "atomic");
+  if (tokenHttp && atomicHttp) {
+    const throughput = ratio(tokenHttp.purchasesPerSecond, atomicHttp.purchasesPerSecond);
+    out.push({ ok: throughput >= targets.tokenOverAtomicHttp, text: `token-lua ÷ atomic over HTTP, purchases/s: ${throughput.toFixed(2)} (aim ≥ ${targets.tokenOverAtomicHttp})` });
+  }
+
+  for (const name of TIMELINE_ROWS) {
+    const on = find("http", `${name}${TIMELINE_ON}`);
+    const off = find("http", `${name}${TIMELINE_OFF}`);
+    if (!on || !off) continue;
+    const onOverOff = ratio(on.purchasesPerSecond, off.purchasesPerSecond);
+    out.push({
+      ok: onOverOff >= targets.timelineOnOverOff,
+      text: `${name} over HTTP, timeline recording on ÷ off (measured on, off, off, on), purchases/s: ${onOverOff.toFixed(3)} (aim ≥ ${targets.timelineOnOverOff})`,
+    });
+  }
+
+  out.push(...contentionAims(curve, targets));
+
+  const starved = table.filter((r) => projectLock(r.label) && r.starved > 0);
+  out.push(starved.length === 0
+    ? { ok: true, text: "no buyer of the project's locks starved: every one was served or refused as busy within its wait timeout" }
+    : { ok: false, text: `starved buyers in: ${starved.map((r) => `${r.level} ${r.label} (${r.starved})`).join(", ")}` });
+  return out;
+}
+
+/**
+ * Over the curve, per level: each safe lock's worst point from `contendedFromBuyers` on, as a share
+ * of its purchases/s there; and no buyer of a safe lock starved at any point.
+ */
+function contentionAims(curve: readonly RowResult[], targets: AimTargets): Aim[] {
+  const out: Aim[] = [];
+  const ours = curve.filter((r) => CURVE_STRATEGIES.some((name) => name === r.label));
+  for (const level of ["in-process", "http"] as const) {
+    for (const name of CURVE_STRATEGIES) {
+      const points = ours.filter((r) => r.level === level && r.label === name && r.buyers >= targets.contendedFromBuyers).sort((a, b) => a.buyers - b.buyers);
+      const [from, ...later] = points;
+      const last = later.at(-1);
+      if (!from || !last) continue;
+      const worst = later.reduce((low, r) => (r.purchasesPerSecond < low.purchasesPerSecond ? r : low));
+      const kept = ratio(worst.purchasesPerSecond, from.purchasesPerSecond);
+      out.push({
+        ok: kept >= targets.keptUnderContention,
+        text: `${name} ${level}, ${from.buyers} → ${last.buyers} buyers, purchases/s kept at the worst point (${worst.buyers} buyers): ${kept.toFixed(2)} (aim ≥ ${targets.keptUnderContention})`,
+      });
+    }
+  }
+  if (ours.length === 0) return out;
+  const starved = ours.filter((r) => r.starved > 0);
+  out.push(starved.length === 0
+    ? { ok: true, text: `no buyer starved at any point of the curve (${ours.length} points of the project's locks)` }
+    : { ok: false, text: `starved buyers on the curve: ${starved.map((r) => `${r.level} ${r.label} at ${r.buyers} buyers (${r.starved})`).join(", ")}` });
+  return out;
+}

@@ -1,0 +1,24 @@
+import type { StrategyName } from "../lib/locks/strategies";
+
+/**
+ * The row labels the runner, the tables and the aims agree on. Pure: the unit tests import it
+ * without a stack.
+ */
+
+/** The project's locks every run measures, in table order. */
+export const PROJECT_ROWS: readonly StrategyName[] = ["none", "local", "setnx", "token-lua", "redlock", "pg-for-update", "atomic", "sentinel", "sentinel-wait", "zookeeper", "etcd"];
+export const UNSAFE: ReadonlySet<string> = new Set(["none", "local", "setnx"]);
+
+/** The safe locks the contention curve follows from 10 to 1,000 buyers. */
+export const CURVE_STRATEGIES: readonly StrategyName[] = ["token-lua", "redlock", "pg-for-update", "atomic"];
+
+/** Over HTTP, the holder timeline's cost is measured on these, recording on and off. */
+export const TIMELINE_ROWS: readonly StrategyName[] = ["token-lua", "atomic"];
+export const TIMELINE_ON = " (timeline on)";
+export const TIMELINE_OFF = " (timeline off)";
+
+/** The project's lock a row measures (a timeline row counts as its strategy's), or undefined for a peer. */
+export function projectLock(label: string): StrategyName | undefined {
+  const name = label.endsWith(TIMELINE_ON) || label.endsWith(TIMELINE_OFF) ? label.slice(0, label.lastIndexOf(" (")) : label;
+  return PROJECT_ROWS.find((row) => row === name);
+}

@@ -1,0 +1,111 @@
+import { getStrategy } from "../lib/locks/registry";
+import type { StrategyName } from "../lib/locks/strategies";
+import type { UnitLock } from "../lib/purchase/purchase";
+import { setTimelineRecording } from "../lib/sale/config";
+import { runHttp } from "./http";
+import { runInProcess } from "./in-process";
+import type { CurveSettings, Level } from "./knobs";
+import { CURVE_STRATEGIES, PROJECT_ROWS, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
+import { fixedSleepPeer } from "./peers/fixed-sleep";
+import type { PeerRow } from "./peers";
+import type { RowResult } from "./stats";
+import type { Workload } from "./workload";
+
+export interface Row {
+  readonly label: string;
+  readonly level: Level;
+  readonly buyers: number;
+  /** A name BENCH_ONLY may give instead of the label: a peer library's, for both of its rows. */
+  readonly group?: string;
+  /** One result, or several for a row measured in parts (the timeline's on/off pair). */
+  run(): Promise<RowResult | RowResult[]>;
+}
+
+export function inProcessRow(label: string, lock: () => UnitLock, workload: Workload, group?: string): Row {
+  return { label, level: "in-process", buyers: workload.buyers, group, run: () => runInProcess(label, lock(), workload) };
+}
+
+export function httpRow(name: StrategyName, workload: Workload, publicUrl: string): Row {
+  return { label: name, level: "http", buyers: workload.buyers, run: () => runHttp(publicUrl, name, workload) };
+}
+
+export const peerRow = (peer: PeerRow, workload: Workload): Row => inProcessRow(peer.label, peer.lock, workload, peer.peer);
+
+/**
+ * The main table: every project lock, the peers and the polling baselines in-process; then every
+ * project lock, and the holder timeline's cost, over HTTP.
+ */
+export function tableRows(workload: Workload, peers: readonly PeerRow[], publicUrl: string): Row[] {
+  return [
+    ...PROJECT_ROWS.map((name) => inProcessRow(name, () => getStrategy(name), workload)),
+    ...peers.map((peer) => peerRow(peer, workload)),
+    inProcessRow("fixed-sleep poll 200 ms", () => fixedSleepPeer(200), workload),
+    inProcessRow("fixed-sleep poll 50 ms", () => fixedSleepPeer(50), workload),
+    ...PROJECT_ROWS.map((name) => httpRow(name, workload, publicUrl)),
+    ...TIMELINE_ROWS.map((name) => timelineRow(name, workload, publicUrl)),
+  ];
+}
+
+/**
+ * The contention curve: the safe locks in-process and over HTTP, and the given peers (the best of
+ * each family) in-process only, at each number of buyers, with the curve's short window.
+ */
+export function curveRows(curve: CurveSettings, peers: readonly PeerRow[], workload: Workload, publicUrl: string): Row[] {
+  const at = (buyers: number): Workload => ({ ...workload, buyers, windowMs: curve.windowMs });
+  return [
+    ...curve.buyers.flatMap((buyers) => [
+      ...CURVE_STRATEGIES.map((name) => inProcessRow(name, () => getStrategy(name), at(buyers))),
+      ...peers.map((peer) => peerRow(peer, at(buyers))),
+    ]),
+    ...curve.buyers.flatMap((buyers) => CURVE_STRATEGIES.map((name) => httpRow(name, at(buyers), publicUrl))),
+  ];
+}
+
+/**
+ * The holder timeline's cost: recording on and off, measured in the order on, off, off, on so
+ * that warming up over the run favours neither side; each side is the mean of its two.
+ */
+function timelineRow(name: StrategyName, workload: Workload, publicUrl: string): Row {
+  return {
+    label: `${name}${TIMELINE_ON}`,
+    level: "http",
+    buyers: workload.buyers,
+    async run() {
+      const measure = async (on: boolean) => {
+        await setTimelineRecording(on);
+        return runHttp(publicUrl, name, workload, `${name}${on ? TIMELINE_ON : TIMELINE_OFF}`);
+      };
+      try {
+        const on1 = await measure(true);
+        const off1 = await measure(false);
+        const off2 = await measure(false);
+        const on2 = await measure(true);
+        return [meanOf(on1, on2), meanOf(off1, off2)];
+      } finally {
+        await setTimelineRecording(true);
+      }
+    },
+  };
+}
+
+/** Two measurements of one row as one: rates and latencies averaged, counts added. */
+function meanOf(a: RowResult, b: RowResult): RowResult {
+  const mean = (x: number, y: number) => (x + y) / 2;
+  return {
+    ...a,
+    windowMs: a.windowMs + b.windowMs,
+    attempts: a.attempts + b.attempts,
+    bought: a.bought + b.bought,
+    busy: a.busy + b.busy,
+    soldOut: a.soldOut + b.soldOut,
+    errors: a.errors + b.errors,
+    starved: a.starved + b.starved,
+    purchasesPerSecond: mean(a.purchasesPerSecond, b.purchasesPerSecond),
+    p50: mean(a.p50, b.p50),
+    p99: mean(a.p99, b.p99),
+    max: Math.max(a.max, b.max),
+    redisCommandsPerPurchase: mean(a.redisCommandsPerPurchase, b.redisCommandsPerPurchase),
+    peakHolders: Math.max(a.peakHolders, b.peakHolders),
+    lostUpdates: a.lostUpdates + b.lostUpdates,
+  };
+}

@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import { aims, bestPeer, formatAim, type AimInputs } from "@/bench/aims";
+import type { RowResult } from "@/bench/stats";
+
+function row(level: RowResult["level"], label: string, buyers: number, purchasesPerSecond: number, extra: Partial<RowResult> = {}): RowResult {
+  return {
+    level, label, buyers, purchasesPerSecond, windowMs: 4000, attempts: 1000, bought: 1000, busy: 0, soldOut: 0, errors: 0,
+    starved: 0, p50: 5, p99: 20, max: 30, redisCommandsPerPurchase: 10, peakHolders: 1, lostUpdates: 0, ...extra,
+  };
+}
+
+const PEERS: AimInputs["peers"] = [
+  { label: "redis-semaphore Mutex (defaults)", family: "mutex" },
+  { label: "redis-semaphore Mutex (tuned acquireTimeout 5000 ms)", family: "mutex" },
+  { label: "node-redlock 5-beta (defaults)", family: "redlock" },
+  { label: "node-redlock 5-beta (tuned retry 50±50 ms ×100)", family: "redlock" },
+];
+
+/** One run where every aim holds; each test spoils one figure. */
+function passingRun(): { table: RowResult[]; curve: RowResult[] } {
+  const table = [
+    row("in-process", "token-lua", 50, 4000, { p99: 25 }),
+    row("in-process", "redlock", 50, 3600, { p99: 30 }),
+    row("in-process", "redis-semaphore Mutex (defaults)", 50, 1500),
+    row("in-process", "redis-semaphore Mutex (tuned acquireTimeout 5000 ms)", 50, 1800),
+    row("in-process", "node-redlock 5-beta (defaults)", 50, 700, { p99: 1600 }),
+    row("in-process", "node-redlock 5-beta (tuned retry 50±50 ms ×100)", 50, 1000, { p99: 800 }),
+    row("http", "token-lua", 50, 400),
+    row("http", "atomic", 50, 450),
+  ];
+  const curve = [10, 50, 200, 1000].flatMap((buyers) => [
+    row("in-process", "token-lua", buyers, 4000),
+    row("in-process", "redlock", buyers, 3500, { p99: 40 }),
+    row("in-process", "pg-for-update", buyers, 450),
+    row("in-process", "atomic", buyers, 30000),
+    row("in-process", "node-redlock 5-beta (tuned retry 50±50 ms ×100)", buyers, 900, { p99: 900 }),
+    row("http", "token-lua", buyers, 400),
+    row("http", "atomic", buyers, 450),
+  ]);
+  return { table, curve };
+}
+
+const run = (table: RowResult[], curve: RowResult[]) => aims({ table, curve, peers: PEERS });
+const find = (lines: ReturnType<typeof aims>, ...words: string[]) => lines.filter((aim) => words.every((word) => aim.text.includes(word)));
+
+describe("the benchmark's aims", () => {
+  it("holds every aim of a good run, each printed with ✓", () => {
+    const { table, curve } = passingRun();
+    const lines = run(table, curve);
+    expect(lines.filter((aim) => !aim.ok).map(formatAim)).toEqual([]);
+    // 2 Redlock levels × 2 figures, the Mutex, HTTP, 6 contention lines (in-process ×4, http ×2), curve starvation, table starvation
+    expect(lines).toHaveLength(4 + 1 + 1 + 6 + 1 + 1);
+    expect(formatAim(lines[0]!)).toMatch(/^✓ redlock ÷ node-redlock 5-beta \(tuned/);
+  });
+
+  it("measures redlock against the Redlock peer's best row, not its defaults", () => {
+    const { table, curve } = passingRun();
+    expect(bestPeer({ table, peers: PEERS }, "redlock")?.label).toBe("node-redlock 5-beta (tuned retry 50±50 ms ×100)");
+    // Only the best row is slowed: against the defaults (700/s) redlock would still be 5.1×.
+    const slowerThanThreeTimes = table.map((r) => (r.label.includes("tuned retry") ? { ...r, purchasesPerSecond: 1300 } : r));
+    const [throughput] = find(run(slowerThanThreeTimes, curve), "redlock ÷", "at 50 buyers", "purchases/s");
+    expect(throughput).toMatchObject({ ok: false });
+    expect(throughput!.text).toContain("2.77 (aim ≥ 3)");
+  });
+
+  it("checks the Redlock aim at 200 buyers from the curve, throughput and p99 both ways", () => {
+    const { table, curve } = passingRun();
+    const at200 = curve.map((r) => (r.buyers === 200 && r.label === "redlock" ? { ...r, purchasesPerSecond: 2500, p99: 400 } : r));
+    const lines = find(run(table, at200), "redlock ÷", "at 200 buyers");
+    expect(lines.map((aim) => aim.ok)).toEqual([false, false]);
+    expect(lines[1]!.text).toContain("p99 latency: 0.444 (aim ≤ 0.333)");
+    expect(find(run(table, curve), "redlock ÷", "at 200 buyers").map((aim) => aim.ok)).toEqual([true, true]);
+  });
+
+  it("wants token-lua at twice redis-semaphore's Mutex at its best setting", () => {
+    const { table, curve } = passingRun();
+    const [held] = find(run(table, curve), "token-lua ÷ redis-semaphore Mutex");
+    expect(held).toMatchObject({ ok: true });
+    expect(held!.text).toContain("Mutex (tuned acquireTimeout 5000 ms) (its best setting)");
+    const fastMutex = table.map((r) => (r.label === "redis-semaphore Mutex (defaults)" ? { ...r, purchasesPerSecond: 2100 } : r));
+    const [missed] = find(run(fastMutex, curve), "token-lua ÷ redis-semaphore Mutex");
+    expect(missed).toMatchObject({ ok: false });
+    expect(missed!.text).toContain("Mutex (defaults)");
+  });
+
+  it("wants contended token-lua over HTTP at 0.8 of atomic", () => {
+    const { table, curve } = passingRun();
+    expect(find(run(table, curve), "token-lua ÷ atomic over HTTP")[0]).toMatchObject({ ok: true, text: expect.stringContaining("0.89 (aim ≥ 0.8)") });
+    const slowHttp = table.map((r) => (r.level === "http" && r.label === "token-lua" ? { ...r, purchasesPerSecond: 340 } : r));
+    expect(find(run(slowHttp, curve), "token-lua ÷ atomic over HTTP")[0]).toMatchObject({ ok: false, text: expect.stringContaining("0.76") });
+  });
+
+  it("finds a safe lock's worst point from 50 buyers on, even a dip in the middle of the curve", () => {
+    const { table, curve } = passingRun();
+    const dip = curve.map((r) => {
+      if (r.label !== "pg-for-update") return r;
+      // Better than 50 buyers at 10 (not counted), a dip at 200, back up at 1,000.
+      const rate = { 10: 100, 50: 500, 200: 350, 1000: 480 }[r.buyers] ?? 0;
+      return { ...r, purchasesPerSecond: rate };
+    });
+    const [pg] = find(run(table, dip), "pg-for-update in-process");
+    expect(pg).toMatchObject({ ok: false });
+    expect(pg!.text).toContain("50 → 1000 buyers, purchases/s kept at the worst point (200 buyers): 0.70");
+    expect(find(run(table, dip), "token-lua in-process", "kept")[0]).toMatchObject({ ok: true });
+  });
+
+  it("counts starved buyers of the project's locks, not of the peers", () => {
+    const { table, curve } = passingRun();
+    const peerStarves = table.map((r) => (r.label.startsWith("redis-semaphore") ? { ...r, starved: 3 } : r));
+    const peerStarvesOnCurve = curve.map((r) => (r.label.startsWith("node-redlock") ? { ...r, starved: 2 } : r));
+    expect(run(peerStarves, peerStarvesOnCurve).every((aim) => aim.ok)).toBe(true);
+
+    const starvedAt1000 = curve.map((r) => (r.label === "pg-for-update" && r.buyers === 1000 ? { ...r, starved: 7 } : r));
+    expect(find(run(table, starvedAt1000), "starved buyers on the curve")[0]).toMatchObject({
+      ok: false,
+      text: "starved buyers on the curve: in-process pg-for-update at 1000 buyers (7)",
+    });
+    const starvedInTable = table.map((r) => (r.label === "redlock" ? { ...r, starved: 1 } : r));
+    expect(find(run(starvedInTable, curve), "starved buyers in:")[0]).toMatchObject({ ok: false });
+  });
+
+  it("leaves out what this run did not measure instead of guessing", () => {
+    const { table } = passingRun();
+    const lines = run(table, []);
+    expect(find(lines, "at 200 buyers")).toEqual([]);
+    expect(find(lines, "kept")).toEqual([]);
+    expect(find(lines, "on the curve")).toEqual([]);
+    // The Redlock pair and the Mutex, all from the main table's 50 buyers.
+    expect(find(lines, "at 50 buyers")).toHaveLength(3);
+    expect(run([], [])).toEqual([{ ok: true, text: expect.stringContaining("no buyer of the project's locks starved") }]);
+  });
+});
