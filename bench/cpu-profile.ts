@@ -25,6 +25,8 @@ export function partOf(url: string, functionName: string): string {
   if (functionName === "(idle)") return "idle (waiting for I/O)";
   if (functionName === "(garbage collector)") return "garbage collection";
   if (functionName === "(program)") return "V8 and native (program)";
+  if (/\.next\/server\/chunks\/(lib|app)_/.test(url) || /lib\/(locks|purchase|sale|timeline|workshop)|app\/api/.test(url)) return "Lock Lab's own code (lock, purchase, timeline)";
+  if (/\.next\/server\/chunks\//.test(url)) return "the app's server bundle (route handlers with bundled zod and helpers)";
   if (/node_modules\/next\/|node_modules\/react|react-dom|\.next\/server/.test(url)) return "Next.js and React (routing, request/response)";
   if (/@prisma|prisma\/|lib\/generated\/prisma/.test(url)) return "Prisma";
   if (/node_modules\/pg|pg-protocol|pg-pool/.test(url)) return "pg (order insert, Postgres protocol)";
@@ -32,7 +34,6 @@ export function partOf(url: string, functionName: string): string {
   if (/node_modules\/(pino|sonic-boom|thread-stream)/.test(url)) return "pino (logs)";
   if (/node_modules\/(prom-client|tdigest|bintrees)/.test(url)) return "prom-client (metrics)";
   if (/node_modules\/zod/.test(url)) return "zod (validation)";
-  if (/lib\/(locks|purchase|sale|timeline|workshop)|app\/api/.test(url)) return "Lock Lab's own code (lock, purchase, timeline)";
   if (url.startsWith("node:") || url === "" ) return "Node core (http, net, streams, timers)";
   return "other";
 }

@@ -44,6 +44,7 @@ export default async function AdminPage() {
           <div className="toolbar">
             <h1>Admin dashboard</h1>
             <div>
+              <Link href="/admin/live" className="button-link">Workshop</Link>
               <Link href="/admin/lab" className="button-link">Pitfall lab</Link>
               <SignOutButton />
             </div>
