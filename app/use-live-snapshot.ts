@@ -27,6 +27,8 @@ export function useLiveSnapshot<S extends LiveSnapshot>(url: string, initial: S)
     const source = new EventSource(url);
     source.onopen = () => setConnected(true);
     source.onerror = () => setConnected(false);
+    // The instance could not build a snapshot (a backing server is down): shown as not connected until the next one.
+    source.addEventListener("unavailable", () => setConnected(false));
     source.onmessage = (event: MessageEvent<string>) => {
       const next = JSON.parse(event.data) as S;
       setOffsetMs(next.serverNow - Date.now());

@@ -102,5 +102,11 @@ test("the same race under token-lua: exactly 2 orders, nothing sold twice", asyn
   expect(outcomes.filter((text) => text?.includes("Bought!"))).toHaveLength(2);
   for (const { page } of students) await expect(page.getByTestId("stock")).toHaveText("Sold out");
   await expectNoReloadNorPolling(students);
+  // Once nothing moves, the projector asks for nothing: its timeline is read again only on a server event.
+  await projector.waitForTimeout(1500);
+  const quietRequests: string[] = [];
+  projector.on("request", (request) => quietRequests.push(new URL(request.url()).pathname));
+  await projector.waitForTimeout(3000);
+  expect(quietRequests).toEqual([]);
   await testInfo.attach("projector-token-lua", { body: await projector.screenshot({ fullPage: true }), contentType: "image/png" });
 });

@@ -16,7 +16,7 @@ interface Metrics {
 }
 
 /** Purchase outcomes as the API answers them (its stable codes). */
-export const OUTCOMES = ["bought", "sold_out", "busy", "unavailable", "lock_lost", "error"] as const;
+export const OUTCOMES = ["bought", "sold_out", "busy", "unavailable", "lock_lost", "refused", "error"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -26,7 +26,7 @@ function createMetrics(): Metrics {
   registry.setDefaultLabels({ instance: getEnv().APP_INSTANCE });
   const outcomes = new Counter({
     name: "locklab_purchases_total",
-    help: "Purchases answered, by outcome (bought, sold_out, busy, unavailable, lock_lost, error)",
+    help: "Purchases answered, by outcome (bought, sold_out, busy, unavailable, lock_lost, refused: a workshop rule said no, error)",
     labelNames: ["outcome", "strategy", "instance"] as const,
     registers: [registry],
   });
@@ -73,6 +73,10 @@ export function observeLock(strategy: string, waitMs: number, holdMs: number): v
 }
 
 /** The outcome an answer's code stands for. */
+/** Workshop mode's refusals (a drop not open, the rate limit, one order per buyer): the rules working, not errors. */
+const REFUSALS = new Set(["drop_not_open", "drop_closed", "rate_limited", "one_per_buyer"]);
+
 export function outcomeOf(code: string | undefined): Outcome {
+  if (REFUSALS.has(code ?? "")) return "refused";
   return (OUTCOMES as readonly string[]).includes(code ?? "") ? (code as Outcome) : "error";
 }

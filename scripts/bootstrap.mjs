@@ -36,7 +36,7 @@ if (givenArgs.some((arg) => LAN_FLAGS.has(arg))) {
     console.error('--lan and --lan-admin are for demo and stack: tests and the bench stay on 127.0.0.1');
     process.exit(2);
   }
-  process.env.PUBLIC_HOST = process.env.PUBLIC_HOST && process.env.PUBLIC_HOST !== '127.0.0.1' ? process.env.PUBLIC_HOST : '0.0.0.0';
+  process.env.PUBLIC_HOST = '0.0.0.0';
   if (givenArgs.includes('--lan-admin')) process.env.ADMIN_FROM_LAN = '1';
 }
 

@@ -80,6 +80,8 @@ export async function takeUnit(
     // No lock to check under: SADD is the atomic claim, undone if no unit comes of it.
     if (once !== undefined && (await redis.sadd(buyersKey, once)) === 0) throw new OnePerBuyerError(once);
     const taken = await takeUnitAtomically(redis, saleId, epoch, reservation ?? { id: "", buyer: "", instance, strategy: "", runId: null }, timeline?.holder);
+    // Undone only when no unit was taken for sure; a script whose answer never came may have taken
+    // one (its reservation then says so), and the reconciler frees the buyer if it gives it back.
     if (typeof taken === "string" && once !== undefined) await redis.srem(buyersKey, once);
     if (taken === "sold-out") return undefined;
     if (taken === "switching") refused(sku, taken);
@@ -118,7 +120,8 @@ export async function takeUnit(
       written = stock - 1;
     } finally {
       // Sent before the write on the same connection: whoever holds the lock next sees the mark.
-      const marking = written !== undefined && once !== undefined ? redis.sadd(buyersKey, once) : undefined;
+      // If the write's answer never comes, the mark stays (the unit may be sold); the reconciler frees the buyer if it gives the unit back.
+      const marking = written !== undefined && once !== undefined ? redis.sadd(buyersKey, once).catch(() => 0) : undefined;
       const leaving = inside.leave(written, written === undefined ? undefined : reservation);
       held.writeSent?.();
       outcome = await leaving;

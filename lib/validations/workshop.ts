@@ -10,7 +10,8 @@ export const displayNameSchema = z
   .trim()
   .min(1, "type a name")
   .max(24, "24 characters at most")
-  .regex(/^[\p{L}\p{N}][\p{L}\p{N} ._'-]*$/u, "letters, digits, spaces and . _ ' - only, starting with a letter or digit");
+  .transform((name) => name.normalize("NFC"))
+  .pipe(z.string().regex(/^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._'-]*$/u, "letters, digits, spaces and . _ ' - only, starting with a letter or digit"));
 
 /** `POST /api/workshop/join`: the name a student types once. */
 export const joinCreateSchema = z.object({ name: displayNameSchema }).strict();

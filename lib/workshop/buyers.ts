@@ -30,7 +30,7 @@ export function buyerFromCookie(value: string | undefined): string | undefined {
 /** Registers a student under `name` (already validated) and returns their new buyer id. */
 export async function joinWorkshop(name: string): Promise<HumanBuyer> {
   const buyer = `${HUMAN_PREFIX}${randomBytes(9).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 12)}`;
-  await getRedis().hset(NAMES_KEY, buyer, name);
+  await getRedis().multi().hset(NAMES_KEY, buyer, name).expire(NAMES_KEY, BUYER_COOKIE_MAX_AGE_S).exec();
   announceChange();
   return { buyer, name };
 }
@@ -47,7 +47,7 @@ export async function getBuyerNames(buyers: readonly string[]): Promise<Map<stri
   return new Map(humans.flatMap((buyer, i) => (names[i] ? [[buyer, names[i] as string] as const] : [])));
 }
 
-/** How many students have joined (any sale). */
+/** How many students have joined (in the last day: the names go a day after the last join). */
 export async function countJoined(): Promise<number> {
   return getRedis().hlen(NAMES_KEY);
 }

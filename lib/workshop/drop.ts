@@ -14,6 +14,12 @@ import { announceChange } from "./announce";
  */
 export type DropState = "none" | "scheduled" | "open" | "closed";
 
+const CLOSE_IF_CURRENT = `
+-- KEYS[1]: the sale hash; ARGV[1]: the sale id the caller read; ARGV[2]: now (ms)
+if redis.call('HGET', KEYS[1], 'id') == ARGV[1] then return redis.call('HSETNX', KEYS[1], 'dropClosedAt', ARGV[2]) end
+return 0
+`;
+
 export interface DropView {
   readonly state: DropState;
   readonly opensAt?: number;
@@ -81,10 +87,8 @@ export async function closeDrop(): Promise<CurrentSale> {
   const sale = await getCurrentSale();
   if (!sale.drop) throw new NoDropError();
   if (sale.drop.closedAt === undefined) {
-    const closedAt = Date.now();
-    // Only if the sale is still the one read: a drop started meanwhile stays open.
-    const redis = getRedis();
-    if (Number(await redis.hget(SALE_KEY, "id")) === sale.id) await redis.hsetnx(SALE_KEY, "dropClosedAt", closedAt);
+    // Only if the sale is still the one read, in one step: a drop started meanwhile stays open.
+    await getRedis().eval(CLOSE_IF_CURRENT, 1, SALE_KEY, sale.id, Date.now());
     announceChange();
   }
   return getCurrentSale();

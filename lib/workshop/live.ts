@@ -2,17 +2,17 @@ import { getPool } from "../db";
 import { getRedis, getSubscriber } from "../redis";
 import { getActiveConfig } from "../sale/config";
 import { STOCK_KEY, saleCounterKeys } from "../sale/keys";
-import { getCurrentSale, getSaleStats } from "../sale/sale";
+import { getCurrentSale, getSaleStats, type SaleStats } from "../sale/sale";
 import { ANNOUNCE_EVERY_MS, LIVE_CHANNEL } from "./announce";
-import { countJoined, getBuyerNames, isHumanBuyer } from "./buyers";
+import { HUMAN_PREFIX, countJoined, getBuyerNames } from "./buyers";
 import { dropOf, type DropView } from "./drop";
 
-/**
- * What the live pages show (workshop mode), built once per change per instance and sent to every
- * subscriber of that instance: the store's phones get the public part, the projector the
- * accounting too. Changes arrive over Redis pub/sub (./announce.ts), so a purchase served by
- * one instance updates the pages connected to the other.
- */
+// What the live pages show (workshop mode), built once per change per instance and sent to every
+// subscriber of that instance: the store's phones get the public part, the projector the
+// accounting too. Changes arrive over Redis pub/sub (./announce.ts), so a purchase served by one
+// instance updates the pages connected to the other.
+
+/** One person's unit in the who-got-one list. */
 export interface Winner {
   readonly name: string;
   readonly unit: number;
@@ -37,35 +37,34 @@ export interface LiveSnapshot {
   readonly winners?: { readonly people: readonly Winner[]; readonly others: number };
 }
 
+const ACCOUNTING_FIELDS = ["orders", "distinctUnits", "doubleSold", "lostUnits", "pendingUnits", "oversell", "buyersWithTwoOrders", "peakHolders", "verdict"] as const;
+
 export interface AdminLiveSnapshot extends LiveSnapshot {
-  readonly accounting: {
-    readonly orders: number;
-    readonly distinctUnits: number;
-    readonly doubleSold: number;
-    readonly lostUnits: number;
-    readonly pendingUnits: number;
-    readonly oversell: number;
-    readonly buyersWithTwoOrders: number;
-    readonly peakHolders: number;
-    readonly verdict: string;
-  };
+  readonly accounting: Pick<SaleStats, (typeof ACCOUNTING_FIELDS)[number]>;
 }
 
-/** Orders a who-got-one list reads at most. */
-const WINNERS_READ = 500;
+/** People a who-got-one list shows at most. */
+const WINNERS_SHOWN = 500;
 
 async function getWinners(saleId: number): Promise<LiveSnapshot["winners"]> {
-  const { rows } = await getPool().query<{ buyer: string; unit: number }>(
-    "SELECT buyer, stock_seen AS unit FROM orders WHERE sale_id = $1 AND status = 'sold' ORDER BY id LIMIT $2",
-    [saleId, WINNERS_READ],
-  );
-  const perUnit = new Map<number, number>();
-  for (const row of rows) perUnit.set(row.unit, (perUnit.get(row.unit) ?? 0) + 1);
-  const names = await getBuyerNames(rows.map((row) => row.buyer));
-  const people = rows
-    .filter((row) => isHumanBuyer(row.buyer))
-    .map((row) => ({ name: names.get(row.buyer) ?? "someone", unit: Number(row.unit), twice: (perUnit.get(row.unit) ?? 0) > 1 }));
-  return { people, others: rows.length - people.length };
+  const pool = getPool();
+  // People's orders in order, each with how many orders carry its unit; the load runs' orders only counted.
+  const [people, others] = await Promise.all([
+    pool.query<{ buyer: string; unit: number; orders: number }>(
+      `SELECT o.buyer, o.stock_seen AS unit,
+              (SELECT count(*)::int FROM orders u WHERE u.sale_id = o.sale_id AND u.status = 'sold' AND u.stock_seen = o.stock_seen) AS orders
+         FROM orders o
+        WHERE o.sale_id = $1 AND o.status = 'sold' AND o.buyer LIKE $2
+        ORDER BY o.id LIMIT $3`,
+      [saleId, `${HUMAN_PREFIX}%`, WINNERS_SHOWN],
+    ),
+    pool.query<{ n: number }>("SELECT count(*)::int AS n FROM orders WHERE sale_id = $1 AND status = 'sold' AND buyer NOT LIKE $2", [saleId, `${HUMAN_PREFIX}%`]),
+  ]);
+  const names = await getBuyerNames(people.rows.map((row) => row.buyer));
+  return {
+    people: people.rows.map((row) => ({ name: names.get(row.buyer) ?? "someone", unit: Number(row.unit), twice: Number(row.orders) > 1 })),
+    others: Number(others.rows[0]?.n ?? 0),
+  };
 }
 
 export async function getLiveSnapshot(): Promise<LiveSnapshot> {
@@ -91,23 +90,12 @@ export async function getLiveSnapshot(): Promise<LiveSnapshot> {
 export async function getAdminLiveSnapshot(base?: LiveSnapshot): Promise<AdminLiveSnapshot> {
   const snapshot = base ?? (await getLiveSnapshot());
   const stats = await getSaleStats(snapshot.saleId);
-  return {
-    ...snapshot,
-    accounting: {
-      orders: stats.orders,
-      distinctUnits: stats.distinctUnits,
-      doubleSold: stats.doubleSold,
-      lostUnits: stats.lostUnits,
-      pendingUnits: stats.pendingUnits,
-      oversell: stats.oversell,
-      buyersWithTwoOrders: stats.buyersWithTwoOrders,
-      peakHolders: stats.peakHolders,
-      verdict: stats.verdict,
-    },
-  };
+  const accounting = Object.fromEntries(ACCOUNTING_FIELDS.map((field) => [field, stats[field]])) as AdminLiveSnapshot["accounting"];
+  return { ...snapshot, accounting };
 }
 
-type Listener = (snapshot: LiveSnapshot) => void;
+/** Gets each snapshot as the SSE `data:` line it is sent as, encoded once for every subscriber. */
+type Listener = (event: string) => void;
 
 interface Hub {
   readonly people: Set<Listener>;
@@ -115,29 +103,51 @@ interface Hub {
   subscribed: boolean;
   lastAt: number;
   trailing?: NodeJS.Timeout;
+  /** A broadcast is being built; `again`: a change arrived meanwhile, so one more follows it. */
+  running: boolean;
+  again: boolean;
 }
 
 // On globalThis: Next may load this module in more than one bundle, and there must be one hub.
 const globalForHub = globalThis as unknown as { lockLabLiveHub?: Hub };
 
 function hub(): Hub {
-  globalForHub.lockLabLiveHub ??= { people: new Set(), admins: new Set(), subscribed: false, lastAt: 0 };
+  globalForHub.lockLabLiveHub ??= { people: new Set(), admins: new Set(), subscribed: false, lastAt: 0, running: false, again: false };
   return globalForHub.lockLabLiveHub;
 }
 
+export const snapshotEvent = (snapshot: LiveSnapshot) => `data: ${JSON.stringify(snapshot)}\n\n`;
+
+/**
+ * One snapshot for every subscriber. Never two at once: under load a snapshot (the accounting reads
+ * every order) can take longer than the announce interval, and an older one finishing last would
+ * show the stock going back up.
+ */
 async function broadcast(): Promise<void> {
   const h = hub();
-  h.lastAt = Date.now();
-  if (h.people.size === 0 && h.admins.size === 0) return;
+  if (h.running) {
+    h.again = true;
+    return;
+  }
+  h.running = true;
   try {
+    if (h.people.size === 0 && h.admins.size === 0) return;
     const snapshot = await getLiveSnapshot();
-    for (const listener of h.people) listener(snapshot);
+    const event = snapshotEvent(snapshot);
+    for (const listener of h.people) listener(event);
     if (h.admins.size) {
-      const full = await getAdminLiveSnapshot(snapshot);
+      const full = snapshotEvent(await getAdminLiveSnapshot(snapshot));
       for (const listener of h.admins) listener(full);
     }
   } catch {
     // A backing server is down: the pages keep their last snapshot, and the next change tries again.
+  } finally {
+    h.running = false;
+    h.lastAt = Date.now();
+    if (h.again) {
+      h.again = false;
+      refreshSoon();
+    }
   }
 }
 
@@ -160,12 +170,12 @@ function ensureSubscribed(): void {
   subscriber.on("message", (channel: string) => {
     if (channel === LIVE_CHANNEL) refreshSoon();
   });
-  subscriber.subscribe(LIVE_CHANNEL).catch(() => {
-    h.subscribed = false;
-  });
+  // ioredis subscribes again after a reconnect; what changed meanwhile was not announced to us.
+  subscriber.on("ready", refreshSoon);
+  void subscriber.subscribe(LIVE_CHANNEL).catch(() => {});
 }
 
-/** Calls `listener` with a snapshot after every change until the returned function is called. */
+/** Calls `listener` with each snapshot's event after every change until the returned function is called. */
 export function watchLive(listener: Listener, admin: boolean): () => void {
   ensureSubscribed();
   const set = admin ? hub().admins : hub().people;

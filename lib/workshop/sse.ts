@@ -1,4 +1,4 @@
-import { getAdminLiveSnapshot, getLiveSnapshot, watchLive, type LiveSnapshot } from "./live";
+import { getAdminLiveSnapshot, getLiveSnapshot, snapshotEvent, watchLive } from "./live";
 
 /** A comment line every HEARTBEAT_MS keeps nginx (proxy_read_timeout) and phones' networks from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
@@ -21,8 +21,11 @@ export function liveEventStream(request: Request, admin: boolean): Response {
           stop();
         }
       };
-      const sendSnapshot = (snapshot: LiveSnapshot) => send(`data: ${JSON.stringify(snapshot)}\n\n`);
-      const unwatch = watchLive(sendSnapshot, admin);
+      // Snapshots of changes that happen while the first one is built wait until it has gone out,
+      // so a newer state is never overwritten by an older one.
+      let first = true;
+      const queued: string[] = [];
+      const unwatch = watchLive((event) => (first ? queued.push(event) : send(event)), admin);
       const heartbeat = setInterval(() => send(": keep-alive\n\n"), HEARTBEAT_MS);
       stop = () => {
         if (!open) return;
@@ -38,10 +41,13 @@ export function liveEventStream(request: Request, admin: boolean): Response {
       request.signal.addEventListener("abort", stop);
       send("retry: 1000\n\n");
       try {
-        sendSnapshot(admin ? await getAdminLiveSnapshot() : await getLiveSnapshot());
+        send(snapshotEvent(admin ? await getAdminLiveSnapshot() : await getLiveSnapshot()));
       } catch (error) {
         send(`event: unavailable\ndata: ${JSON.stringify({ code: "unavailable", message: (error as Error).message })}\n\n`);
       }
+      first = false;
+      const latest = queued.at(-1);
+      if (latest) send(latest);
     },
     cancel() {
       stop();

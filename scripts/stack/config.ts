@@ -82,15 +82,15 @@ export const DEFAULTS = Object.freeze({
   STACK_CONTROL_PORT: "3999",
 });
 
-/** PUBLIC_HOST: loopback, every interface, or one IPv4 address of this machine. */
+/**
+ * PUBLIC_HOST: loopback (the default) or every interface (workshop mode). Not one LAN address:
+ * the stack, the tests and the load tools reach nginx on 127.0.0.1, which must keep answering.
+ */
 export function parsePublicHost(value: string): string {
   const host = value.trim();
-  if (host === "localhost") return "127.0.0.1";
-  const octets = host.split(".");
-  if (octets.length !== 4 || octets.some((o) => !/^\d{1,3}$/.test(o) || Number(o) > 255)) {
-    throw new StackError(`PUBLIC_HOST: "${value}" is not an IPv4 address (127.0.0.1, the default; 0.0.0.0 for every interface; or one LAN address)`);
-  }
-  return host;
+  if (host === "localhost" || host === "127.0.0.1") return "127.0.0.1";
+  if (host === "0.0.0.0") return host;
+  throw new StackError(`PUBLIC_HOST: "${value}" must be 127.0.0.1 (the default: this machine only) or 0.0.0.0 (every interface: the store on the LAN)`);
 }
 
 export function parseHostPort(value: string, varName: string): { host: string; port: number } {

@@ -154,6 +154,11 @@ describe("joining with a display name", () => {
     expect(cookie).toBe(`locklab_buyer=${buyer}`);
 
     await prepareSale({ strategy: "token-lua", workMs: 0 }, 5);
+    // Nobody passes for a person by naming one in the body: those ids come only with the cookie.
+    const impostor = await buy(buyer);
+    expect(impostor.status).toBe(422);
+    expect(impostor.body.code).toBe("invalid_buyer");
+    expect(await getStock()).toBe(5);
     const answer = await buy("someone-else-entirely", { cookie });
     expect(answer.status).toBe(201);
     expect((answer.body.order as { buyer: string }).buyer).toBe(buyer);

@@ -35,7 +35,8 @@ describe("a drop's state", () => {
 
 describe("workshop input", () => {
   it("accepts display names of letters, digits, spaces and a little punctuation, trimmed", () => {
-    for (const name of ["Ada", "Zoë K.", "李小龙", "o'neil", "R2-D2", "  Grace  "]) expect(displayNameSchema.safeParse(name).success, name).toBe(true);
+    for (const name of ["Ada", "Zoë K.", "李小龙", "o'neil", "R2-D2", "  Grace  ", "अनिल", "Jose\u0301"]) expect(displayNameSchema.safeParse(name).success, name).toBe(true);
+    expect(displayNameSchema.parse("Jose\u0301")).toBe("José");
     expect(displayNameSchema.parse("  Grace  ")).toBe("Grace");
   });
 
@@ -63,15 +64,16 @@ describe("what the stack exposes", () => {
     expect(parsePublicHost("127.0.0.1")).toBe("127.0.0.1");
     expect(parsePublicHost("localhost")).toBe("127.0.0.1");
     expect(parsePublicHost("0.0.0.0")).toBe("0.0.0.0");
-    for (const bad of ["", "::", "256.1.1.1", "example.org", "1.2.3"]) expect(() => parsePublicHost(bad)).toThrow(/PUBLIC_HOST/);
+    for (const bad of ["", "::", "256.1.1.1", "example.org", "1.2.3", "192.168.1.20"]) expect(() => parsePublicHost(bad)).toThrow(/PUBLIC_HOST/);
   });
 
   it("gives students every LAN address of the machine, loopback last", () => {
     const interfaces = {
+      docker0: [{ address: "172.17.0.1", family: "IPv4", internal: false }],
       lo: [{ address: "127.0.0.1", family: "IPv4", internal: true }],
       eth0: [{ address: "192.168.1.20", family: "IPv4", internal: false }, { address: "fe80::1", family: "IPv6", internal: false }],
     } as unknown as NodeJS.Dict<import("node:os").NetworkInterfaceInfo[]>;
-    expect(storeUrls("0.0.0.0", 3000, interfaces)).toEqual(["http://192.168.1.20:3000", "http://127.0.0.1:3000"]);
+    expect(storeUrls("0.0.0.0", 3000, interfaces)).toEqual(["http://192.168.1.20:3000", "http://172.17.0.1:3000", "http://127.0.0.1:3000"]);
     expect(storeUrls("127.0.0.1", 3000, interfaces)).toEqual(["http://127.0.0.1:3000"]);
   });
 

@@ -1,11 +1,11 @@
 import { cookies } from "next/headers";
 import { getEnv } from "@/lib/env";
-import { errorResponse, methodNotAllowed } from "@/lib/http/errors";
+import { HttpError, errorResponse, methodNotAllowed } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
 import { getLog, requestIdOf } from "@/lib/log";
 import { purchase } from "@/lib/purchase/purchase";
 import { buyCreateSchema } from "@/lib/validations/buy";
-import { BUYER_COOKIE, buyerFromCookie } from "@/lib/workshop/buyers";
+import { BUYER_COOKIE, buyerFromCookie, isHumanBuyer } from "@/lib/workshop/buyers";
 
 export const dynamic = "force-dynamic";
 
@@ -23,7 +23,9 @@ export async function POST(request: Request): Promise<Response> {
     const body = buyCreateSchema.parse(await readJsonBody(request));
     // A student's phone buys as the buyer its workshop cookie names, whatever the body says: the
     // per-buyer limit and the one-order rule hold for the person, not for a string they send.
-    const input = { ...body, buyer: buyerFromCookie((await cookies()).get(BUYER_COOKIE)?.value) ?? body.buyer };
+    const person = buyerFromCookie((await cookies()).get(BUYER_COOKIE)?.value);
+    if (!person && isHumanBuyer(body.buyer)) throw new HttpError(422, "invalid_buyer", "buyer ids starting with human- are handed out by POST /api/workshop/join, in a cookie");
+    const input = { ...body, buyer: person ?? body.buyer };
     const receipt = await purchase(input);
     return done(Response.json({ status: "bought", ...receipt }, { status: 201, headers }), {
       code: "bought", buyer: input.buyer, unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,

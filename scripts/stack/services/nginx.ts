@@ -50,10 +50,13 @@ const isLoopback = (host: string) => host.startsWith("127.");
  */
 export function storeUrls(host: string, port: number, interfaces = os.networkInterfaces()): string[] {
   if (host !== "0.0.0.0") return [`http://${host}:${port}`];
-  const lan = Object.values(interfaces)
-    .flatMap((list) => list ?? [])
-    .filter((addr) => addr.family === "IPv4" && !addr.internal)
-    .map((addr) => `http://${addr.address}:${port}`);
+  // Real interfaces first (the QR code shows the first address): Docker bridges, veths, VPN tunnels after.
+  const virtual = (name: string) => /^(docker|br-|veth|virbr|tun|tap|wg|zt|tailscale)/.test(name);
+  const lan = Object.entries(interfaces)
+    .flatMap(([name, list]) => (list ?? []).map((addr) => ({ name, addr })))
+    .filter(({ addr }) => addr.family === "IPv4" && !addr.internal)
+    .sort((a, b) => Number(virtual(a.name)) - Number(virtual(b.name)))
+    .map(({ addr }) => `http://${addr.address}:${port}`);
   return [...lan, `http://127.0.0.1:${port}`];
 }
 

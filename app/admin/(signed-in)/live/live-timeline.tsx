@@ -1,32 +1,50 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { TimelineView } from "@/lib/timeline/view";
 import { HolderTimeline } from "../sales/[id]/timeline/holder-timeline";
 
-/** The current sale's holder timeline on the projector; a new drop (a new sale) starts a new one, which fills in live. */
-export function LiveTimeline({ saleId }: { saleId: number }) {
+/** The timeline is read again at most this often, however fast the events come. */
+const REFETCH_MS = 1000;
+
+/**
+ * The current sale's holder timeline on the projector. It does not poll: it is read again when the
+ * projector's server events say the sale moved (`changeKey`), at most once a second, and a new drop
+ * (a new sale) starts a new one.
+ */
+export function LiveTimeline({ saleId, changeKey }: { saleId: number; changeKey: string }) {
   const [view, setView] = useState<TimelineView | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const lastFetch = useRef(0);
+
+  useEffect(() => {
+    setView(null);
+    lastFetch.current = 0;
+  }, [saleId]);
 
   useEffect(() => {
     let current = true;
-    setView(null);
-    setError(null);
-    fetch(`/api/admin/sales/${saleId}/timeline`, { cache: "no-store" })
-      .then(async (response) => {
-        const body = await response.json();
-        if (!current) return;
-        if (response.ok) setView(body as TimelineView);
-        else setError(body.message ?? `The server answered ${response.status}.`);
-      })
-      .catch(() => current && setError("The server could not be reached."));
+    const wait = Math.max(0, lastFetch.current + REFETCH_MS - Date.now());
+    const timer = setTimeout(() => {
+      lastFetch.current = Date.now();
+      fetch(`/api/admin/sales/${saleId}/timeline`, { cache: "no-store" })
+        .then(async (response) => {
+          const body = await response.json();
+          if (!current) return;
+          if (response.ok) {
+            setView(body as TimelineView);
+            setError(null);
+          } else setError(body.message ?? `The server answered ${response.status}.`);
+        })
+        .catch(() => current && setError("The server could not be reached."));
+    }, wait);
     return () => {
       current = false;
+      clearTimeout(timer);
     };
-  }, [saleId]);
+  }, [saleId, changeKey]);
 
-  if (error) return <p className="notice error">{error}</p>;
+  if (error && !view) return <p className="notice error">{error}</p>;
   if (!view) return <p className="muted">Loading the holder timeline…</p>;
-  return <HolderTimeline key={saleId} initial={view} />;
+  return <HolderTimeline key={saleId} initial={view} poll={false} />;
 }

@@ -74,7 +74,7 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
 
       <section className="card timeline-card" aria-label="Holder timeline">
         <h2>Holder timeline</h2>
-        <LiveTimeline saleId={snapshot.saleId} />
+        <LiveTimeline saleId={snapshot.saleId} changeKey={`${acc.orders}:${snapshot.holdersNow}:${snapshot.stock}:${acc.pendingUnits}`} />
       </section>
     </div>
   );

@@ -1,6 +1,7 @@
 import { adminRoute } from "@/lib/auth/guard";
 import { methodNotAllowed } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
+import { storeCall } from "@/lib/purchase/purchase";
 import { dropCreateSchema } from "@/lib/validations/workshop";
 import { closeDrop, dropOf, startDrop } from "@/lib/workshop/drop";
 
@@ -8,13 +9,14 @@ export const dynamic = "force-dynamic";
 
 /** Start a drop: a new sale of `stock` units that opens for everyone after `countdownS`. */
 export const POST = adminRoute(async (request) => {
-  const sale = await startDrop(dropCreateSchema.parse(await readJsonBody(request)));
+  const input = dropCreateSchema.parse(await readJsonBody(request));
+  const sale = await storeCall(() => startDrop(input));
   return Response.json({ sale: { id: sale.id, initialStock: sale.initialStock, onePerBuyer: sale.onePerBuyer }, drop: dropOf(sale) }, { status: 201 });
 });
 
 /** Close the current drop: from now on buyers are told it is closed. */
 export const DELETE = adminRoute(async () => {
-  const sale = await closeDrop();
+  const sale = await storeCall(() => closeDrop());
   return Response.json({ sale: { id: sale.id }, drop: dropOf(sale) });
 });
 

@@ -1,6 +1,7 @@
 import { cookies } from "next/headers";
 import { methodNotAllowed, publicRoute } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
+import { storeCall } from "@/lib/purchase/purchase";
 import { joinCreateSchema } from "@/lib/validations/workshop";
 import { BUYER_COOKIE, BUYER_COOKIE_MAX_AGE_S, joinWorkshop } from "@/lib/workshop/buyers";
 
@@ -9,7 +10,7 @@ export const dynamic = "force-dynamic";
 /** A student joins the workshop under a display name; the buyer id it gets is kept in a cookie. */
 export const POST = publicRoute(async (request) => {
   const { name } = joinCreateSchema.parse(await readJsonBody(request));
-  const joined = await joinWorkshop(name);
+  const joined = await storeCall(() => joinWorkshop(name));
   (await cookies()).set(BUYER_COOKIE, joined.buyer, { httpOnly: true, sameSite: "lax", path: "/", maxAge: BUYER_COOKIE_MAX_AGE_S });
   return Response.json(joined, { status: 201 });
 });

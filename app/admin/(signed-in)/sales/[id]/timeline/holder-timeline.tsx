@@ -11,8 +11,9 @@ import { TimelineSvg } from "./timeline-svg";
 const POLL_MS = 1000;
 
 /** The holder timeline with its controls: jump, zoom, pan, replay, table view and export. */
-export function HolderTimeline({ initial }: { initial: TimelineView }) {
+export function HolderTimeline({ initial, poll = true }: { initial: TimelineView; /** Off: the caller passes each new view (the projector refetches on its server events). */ poll?: boolean }) {
   const [view, setView] = useState(initial);
+  useEffect(() => setView(initial), [initial]);
   const layout = useMemo(() => layOut(view.events), [view.events]);
   const bounds = { start: layout.start, end: layout.end };
   const [span, setSpan] = useState<{ from: number; to: number } | undefined>();
@@ -30,13 +31,13 @@ export function HolderTimeline({ initial }: { initial: TimelineView }) {
 
   // During a lab case or a run the diagram fills in live.
   useEffect(() => {
-    if (!view.live) return;
+    if (!view.live || !poll) return;
     const timer = setInterval(async () => {
       const response = await fetch(`/api/admin/sales/${view.saleId}/timeline`, { cache: "no-store" }).catch(() => undefined);
       if (response?.ok) setView((await response.json()) as TimelineView);
     }, POLL_MS);
     return () => clearInterval(timer);
-  }, [view.live, view.saleId]);
+  }, [view.live, view.saleId, poll]);
 
   const anomalies = view.report.anomalies;
   const focusedAnomaly = focused === undefined ? undefined : anomalies[focused];

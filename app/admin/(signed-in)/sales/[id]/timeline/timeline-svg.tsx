@@ -48,7 +48,7 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
           <g key={`fault-${index}`} data-testid="timeline-fault">
             <rect x={clampX(band.from)} y={TOP - 4} width={Math.max(2, clampX(band.to) - clampX(band.from))} height={height - TOP}
               fill="#8a6d3b" opacity={0.08}><title>{band.note}</title></rect>
-            {/* Bands that start together (two nodes stopped at once) stack their labels instead of overprinting. */}
+            {/* Labels step up by band, three rows deep, so bands that start together (two nodes stopped at once) do not overprint. */}
             <text x={clampX(band.from) + 3} y={height - 4 - (index % 3) * 13} fill="#6b5228">{band.note}</text>
           </g>
         ))}
