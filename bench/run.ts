@@ -23,7 +23,7 @@ import { contentionChart, curvePanels } from "./chart";
 import { assertLoopback, runHttp } from "./http";
 import { readKnobs, rowFilter } from "./knobs";
 import { peerRows, type PeerRow } from "./peers";
-import { curveRows, tableRows, type Row } from "./rows";
+import { curveRows, curveWindowMs, tableRows, type Row } from "./rows";
 import type { RowResult } from "./stats";
 import { curveTable, table } from "./table";
 import type { Workload } from "./workload";
@@ -102,7 +102,7 @@ async function main(): Promise<number> {
     tableResults = await runner.run(tableRows(workload, peers, env.PUBLIC_URL).filter(selected));
     if (curve) {
       const followed = curvePeers(tableResults, peers);
-      process.stderr.write(`… contention curve: ${curve.buyers.join(", ")} buyers · ${curve.windowMs / 1000} s per point · peers: ${followed.map((p) => p.label).join(", ") || "none measured"}\n`);
+      process.stderr.write(`… contention curve: ${curve.buyers.join(", ")} buyers · ${curve.buyers.map((b) => curveWindowMs(curve.windowMs, b) / 1000).join(" / ")} s per point · peers: ${followed.map((p) => p.label).join(", ") || "none measured"}\n`);
       curveResults = await runner.run(curveRows(curve, followed, workload, env.PUBLIC_URL).filter(selected));
     }
   } finally {
@@ -115,7 +115,7 @@ async function main(): Promise<number> {
 
   console.log(table(tableResults));
   if (curveResults.length) {
-    console.log(`\nContention curve (${curve?.windowMs ?? 0} ms per point): purchases/s · p50 · p99 ms, then busy, errors and starved buyers where there were any\n`);
+    console.log(`\nContention curve (${curve ? curve.buyers.map((b) => `${curveWindowMs(curve.windowMs, b) / 1000} s at ${b}`).join(", ") : "–"} per point): purchases/s · p50 · p99 ms, then busy, errors and starved buyers where there were any\n`);
     console.log(curveTable(curveResults));
     const chartPath = path.resolve(knobs.chartPath);
     fs.mkdirSync(path.dirname(chartPath), { recursive: true });

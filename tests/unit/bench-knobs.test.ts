@@ -33,3 +33,14 @@ describe("the benchmark's knobs", () => {
     expect(pick("node-redlock 5-beta (defaults),token-lua", "http")).toEqual(["http:token-lua"]);
   });
 });
+
+describe("the curve's window", () => {
+  it("grows with the buyers of a point (they all arrive at once), within bounds", async () => {
+    const { curveWindowMs } = await import("../../bench/rows");
+    expect(curveWindowMs(3000, 10)).toBe(3000);
+    expect(curveWindowMs(3000, 200)).toBe(3000);
+    expect(curveWindowMs(3000, 1000)).toBe(12_000);
+    expect(curveWindowMs(3000, 5000)).toBe(15_000);
+    expect(curveWindowMs(20_000, 1000)).toBe(20_000);
+  });
+});
