@@ -6,8 +6,8 @@ export function WinnerList(props: { winners: NonNullable<LiveSnapshot["winners"]
   return (
     <section className="winners" data-testid="winners" aria-label="Who got one">
       <h2>Who got one</h2>
-      {people.length === 0 && others === 0 ? (
-        <p className="muted">Nobody yet.</p>
+      {people.length === 0 ? (
+        others === 0 && <p className="muted">Nobody yet.</p>
       ) : (
         <ol>
           {people.map((winner, i) => (
@@ -18,7 +18,7 @@ export function WinnerList(props: { winners: NonNullable<LiveSnapshot["winners"]
           ))}
         </ol>
       )}
-      {others > 0 && <p className="muted">and {others} order{others === 1 ? "" : "s"} from load runs</p>}
+      {others > 0 && <p className="muted">{people.length ? "and " : ""}{others} order{others === 1 ? "" : "s"} from load runs{people.length ? "" : " (no people yet)"}</p>}
     </section>
   );
 }
