@@ -11,7 +11,7 @@ const RECONNECT_MS = 800;
 
 /** One holder on app-1 while the primary fails over, then one more buyer on app-2 (see the failover card). */
 const FAILOVER = { lockTtlMs: 8000, waitTimeoutMs: 10_000, workMs: 4000, initialStock: 5,
-  steps: [{ do: "hold-replication", ms: 1500 },
+  steps: [{ do: "hold-replication", ms: 10_000 },
     // A sleep, not a wait for the holder: under sentinel-wait no lock counts while the replica holds back.
     { do: "load", via: "app-1", buyers: 1, concurrency: 1, background: true }, { do: "sleep", ms: 300 },
     { do: "fail-over", timeoutMs: 10_000 }, { do: "sleep", ms: RECONNECT_MS },

@@ -45,12 +45,33 @@ function memberOf(address: string): number {
  * `CLIENT PAUSE ms WRITE` on every replica: each still answers the Sentinels, but applies nothing
  * of the replication stream meanwhile. A primary that dies in that time takes its last writes
  * with it: the replica drops what it had received but not applied when the link breaks.
+ * `ms` is only a bound (should the runner die): `failOver` lets replication go once the primary is
+ * dead, so the kill always lands inside the hold however slow the machine is.
  */
 export async function holdReplication(ms: number): Promise<void> {
   const primary = await sentinelPrimary();
   const replicas = getEnv().SENTINEL_REDIS.filter((address) => address !== primary);
   await Promise.all(replicas.map((address) => once(address, (c) => c.call("CLIENT", "PAUSE", String(ms), "WRITE"))));
-  await recordFault("fault-start", `replication held back on ${replicas.join(", ")} for ${ms} ms`).catch(() => {});
+  await recordFault("fault-start", `replication held back on ${replicas.join(", ")} until the primary dies`).catch(() => {});
+}
+
+/**
+ * Ends the hold on every member but `dead` once each has seen its link to `dead` break (so what it
+ * had received but not applied is dropped, not applied late). Unpausing a member that is not
+ * paused does nothing.
+ */
+async function releaseReplication(dead: string): Promise<void> {
+  const others = getEnv().SENTINEL_REDIS.filter((address) => address !== dead);
+  await Promise.all(others.map((address) => once(address, async (c) => {
+    const deadline = Date.now() + 3000;
+    while (Date.now() < deadline) {
+      const info = String(await c.info("replication").catch(() => ""));
+      if (!/master_link_status:up/.test(info)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await c.call("CLIENT", "UNPAUSE");
+  }).catch(() => {})));
+  await recordFault("fault-end", `replication let go on ${others.join(", ")}`).catch(() => {});
 }
 
 /** SIGKILLs the current primary through the stack's control API; resolves with its address. */
@@ -66,6 +87,7 @@ async function killPrimary(): Promise<string> {
  */
 export async function failOver(timeoutMs: number): Promise<void> {
   const old = await killPrimary();
+  await releaseReplication(old);
   await awaitFailover(old, timeoutMs);
   await stackControl(`/sentinel-redis/${memberOf(old)}/start`);
 }
