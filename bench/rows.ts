@@ -35,14 +35,14 @@ export const peerRow = (peer: PeerRow, workload: Workload): Row => inProcessRow(
  * The main table: every project lock, the peers and the polling baselines in-process; then every
  * project lock, and the holder timeline's cost, over HTTP.
  */
-export function tableRows(workload: Workload, peers: readonly PeerRow[], publicUrl: string): Row[] {
+export function tableRows(workload: Workload, peers: readonly PeerRow[], publicUrl: string, timelineBlocks: number): Row[] {
   return [
     ...PROJECT_ROWS.map((name) => inProcessRow(name, () => getStrategy(name), workload)),
     ...peers.map((peer) => peerRow(peer, workload)),
     inProcessRow("fixed-sleep poll 200 ms", () => fixedSleepPeer(200), workload),
     inProcessRow("fixed-sleep poll 50 ms", () => fixedSleepPeer(50), workload),
     ...PROJECT_ROWS.map((name) => httpRow(name, workload, publicUrl)),
-    ...TIMELINE_ROWS.map((name) => timelineRow(name, workload, publicUrl)),
+    ...TIMELINE_ROWS.map((name) => timelineRow(name, workload, publicUrl, timelineBlocks)),
   ];
 }
 
@@ -74,10 +74,12 @@ export function curveRows(curve: CurveSettings, peers: readonly PeerRow[], workl
 }
 
 /**
- * The holder timeline's cost: recording on and off, measured in the order on, off, off, on so
- * that warming up over the run favours neither side; each side is the mean of its two.
+ * The holder timeline's cost: recording on and off in `blocks` blocks of on, off, off, on, so that
+ * warming up and drifting over the run favour neither side. Each side is the mean of its windows
+ * and keeps every window's figure (`samples`): the aim compares the blocks, whose spread is the
+ * noise the figure carries.
  */
-function timelineRow(name: StrategyName, workload: Workload, publicUrl: string): Row {
+function timelineRow(name: StrategyName, workload: Workload, publicUrl: string, blocks: number): Row {
   return {
     label: `${name}${TIMELINE_ON}`,
     level: "http",
@@ -87,12 +89,16 @@ function timelineRow(name: StrategyName, workload: Workload, publicUrl: string):
         await setTimelineRecording(on);
         return runHttp(publicUrl, name, workload, `${name}${on ? TIMELINE_ON : TIMELINE_OFF}`);
       };
+      const on: RowResult[] = [];
+      const off: RowResult[] = [];
       try {
-        const on1 = await measure(true);
-        const off1 = await measure(false);
-        const off2 = await measure(false);
-        const on2 = await measure(true);
-        return [meanOf(on1, on2), meanOf(off1, off2)];
+        for (let block = 0; block < blocks; block += 1) {
+          on.push(await measure(true));
+          off.push(await measure(false));
+          off.push(await measure(false));
+          on.push(await measure(true));
+        }
+        return [meanOfAll(on), meanOfAll(off)];
       } finally {
         await setTimelineRecording(true);
       }
@@ -100,9 +106,15 @@ function timelineRow(name: StrategyName, workload: Workload, publicUrl: string):
   };
 }
 
-/** Two measurements of one row as one: rates and latencies averaged, counts added. */
-function meanOf(a: RowResult, b: RowResult): RowResult {
-  const mean = (x: number, y: number) => (x + y) / 2;
+/** Several windows of one row as one, keeping each window's purchases/s. */
+function meanOfAll(windows: readonly RowResult[]): RowResult {
+  const merged = windows.slice(1).reduce((sum, next, index) => meanOf(sum, next, index + 1), windows[0]!);
+  return { ...merged, samples: windows.map((w) => w.purchasesPerSecond) };
+}
+
+/** `a` (the mean of `weight` windows) and one more window `b` as one: rates and latencies averaged, counts added. */
+function meanOf(a: RowResult, b: RowResult, weight = 1): RowResult {
+  const mean = (x: number, y: number) => (x * weight + y) / (weight + 1);
   return {
     ...a,
     windowMs: a.windowMs + b.windowMs,

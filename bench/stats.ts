@@ -18,6 +18,8 @@ export interface RowResult {
   readonly peakHolders: number;
   /** Purchases the stock does not account for: bought − (stock before − stock after). */
   readonly lostUpdates: number;
+  /** For a row measured in several windows (the timeline's on/off rows): each window's purchases/s, in order. */
+  readonly samples?: readonly number[];
 }
 
 /** Nearest-rank percentile of an ascending array. */

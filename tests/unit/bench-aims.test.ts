@@ -119,6 +119,28 @@ describe("the benchmark's aims", () => {
     expect(find(run(starvedInTable, curve), "starved buyers in:")[0]).toMatchObject({ ok: false });
   });
 
+  it("judges the timeline's cost by the median block, so one slow window spoils one block, not the figure", () => {
+    const { table, curve } = passingRun();
+    // Three blocks of on, off, off, on: block 2's first "on" window hit a slow moment of the machine.
+    const on = row("http", "token-lua (timeline on)", 50, 0, { samples: [400, 396, 300, 398, 402, 398] });
+    const off = row("http", "token-lua (timeline off)", 50, 0, { samples: [402, 398, 400, 400, 400, 404] });
+    const [aim] = find(run([...table, on, off], curve), "timeline recording");
+    expect(aim).toMatchObject({ ok: true });
+    expect(aim!.text).toContain("median of 3 blocks of on, off, off, on: 0.995, 0.873, 0.995");
+    expect(aim!.text).toContain("purchases/s: 0.995");
+
+    // Recording that really costs 10 % shows in every block.
+    const costly = { ...on, samples: on.samples!.map((s, i) => off.samples![i]! * 0.9) };
+    expect(find(run([...table, costly, off], curve), "timeline recording")[0]).toMatchObject({ ok: false });
+
+    // Rows without windows (older runs): the two means.
+    const plainOn = row("http", "atomic (timeline on)", 50, 940);
+    const plainOff = row("http", "atomic (timeline off)", 50, 1000);
+    expect(find(run([...table, plainOn, plainOff], curve), "atomic over HTTP, timeline")[0]).toMatchObject({
+      ok: false, text: expect.stringContaining("(measured on, off, off, on), purchases/s: 0.940"),
+    });
+  });
+
   it("leaves out what this run did not measure instead of guessing", () => {
     const { table } = passingRun();
     const lines = run(table, []);
