@@ -5,7 +5,8 @@
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { clearFaults, setFault } from "@/lib/lab/faults";
-import { resetConfig } from "@/lib/sale/config";
+import { resetConfig, updateConfig } from "@/lib/sale/config";
+import { getSaleStats, resetSale } from "@/lib/sale/sale";
 import { HONEST, currentSaleId, honest, pendingUnits, settledSale } from "../support/accounting";
 import { blast, instanceUrl, prepareSale, stackControl } from "../support/stack";
 
@@ -62,5 +63,55 @@ describe.each(["token-lua", "atomic"] as const)("%s, instance killed between the
     expect(honest(settled)).toEqual(HONEST);
     expect(settled.orders).toBe(6);
     expect(settled.orders + settled.remaining).toBe(STOCK);
+  });
+});
+
+describe("one order per buyer, instance killed between the stock write and the order", () => {
+  async function prepareOnePerBuyer(): Promise<void> {
+    await resetConfig();
+    await updateConfig({ strategy: "token-lua", workMs: 0, lockTtlMs: 5000, waitTimeoutMs: 10_000 });
+    await resetSale({ initialStock: STOCK, onePerBuyer: true });
+  }
+
+  /** The crashed buyer tries again through app-2 (app-1 is being restarted). */
+  async function buyAgain(): Promise<{ status: number; code?: string }> {
+    const response = await fetch(`${instanceUrl(1)}/api/buy`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ buyer: "crashed-buyer" }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const body = (await response.json()) as { code?: string };
+    return { status: response.status, code: body.code };
+  }
+
+  it("a unit given back frees its buyer: they buy once more, and nobody has two orders", async () => {
+    await prepareOnePerBuyer();
+    await killWhileReserved();
+    const settled = await settledSale();
+    expect(settled.orders).toBe(0);
+    expect(settled.remaining).toBe(STOCK);
+
+    expect((await buyAgain()).status).toBe(201);
+    expect(await buyAgain()).toMatchObject({ status: 409, code: "one_per_buyer" });
+    const after = await settledSale();
+    expect(honest(after)).toEqual(HONEST);
+    expect(after.orders).toBe(1);
+    expect((await getSaleStats()).buyersWithTwoOrders).toBe(0);
+  });
+
+  it("a unit recorded as the buyer's order keeps them out", async () => {
+    await prepareOnePerBuyer();
+    await killWhileReserved(async () => {
+      expect((await blast(instanceUrl(1), 5)).bought).toBe(5);
+    });
+    const settled = await settledSale();
+    expect(settled.orders).toBe(6);
+
+    expect(await buyAgain()).toMatchObject({ status: 409, code: "one_per_buyer" });
+    const after = await settledSale();
+    expect(honest(after)).toEqual(HONEST);
+    expect(after.orders).toBe(6);
+    expect((await getSaleStats()).buyersWithTwoOrders).toBe(0);
   });
 });
