@@ -24,6 +24,8 @@ import {
 import type { StackContext } from "../service";
 
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
+/** Gives the instance's HTTP server a listen backlog `next start` cannot set (see the file). */
+const LISTEN_BACKLOG_PRELOAD = path.join(ROOT, "scripts", "listen-backlog.cjs");
 const APP_READY_TIMEOUT_MS = 60_000;
 /** More unexpected exits than this within CRASH_WINDOW_MS and an instance is left stopped. */
 const MAX_CRASHES = 5;
@@ -103,7 +105,7 @@ export async function startApp(ctx: StackContext, app: App): Promise<number> {
   const t0 = Date.now();
   app.state = "starting";
   app.intentionalStop = false;
-  const args = [NEXT_BIN, "start", "-p", String(app.port), "-H", "127.0.0.1"];
+  const args = ["--require", LISTEN_BACKLOG_PRELOAD, NEXT_BIN, "start", "-p", String(app.port), "-H", "127.0.0.1"];
   const handle = spawnChild(app.instance, process.execPath, args, {
     env: appEnv(ctx, app),
     record: { kind: "app", port: app.port },
