@@ -35,6 +35,11 @@ export interface PurchaseReceipt {
   readonly instance: string;
 }
 
+export interface PurchaseArrival {
+  /** How long the request waited before its handler ran (lib/http/request-start.ts); part of the buyer's wait. */
+  readonly queuedMs?: number;
+}
+
 /**
  * DESIGN.md's one critical section: under the active strategy's lock, read the stock, do the
  * simulated work, write stock − 1 together with a reservation of that unit; then record the order
@@ -42,10 +47,10 @@ export interface PurchaseReceipt {
  * reservation for the reconciler, which records it or puts the unit back — never both, never
  * neither — so no unit is lost to a failing database or a crash between the two writes.
  */
-export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
+export async function purchase(input: BuyCreate, arrival: PurchaseArrival = {}): Promise<PurchaseReceipt> {
   const counted = { strategy: "unknown" };
   try {
-    const receipt = await purchaseUnit(input, counted);
+    const receipt = await purchaseUnit(input, counted, arrival.queuedMs ?? 0);
     countOutcome("bought", receipt.strategy);
     return receipt;
   } catch (error) {
@@ -57,7 +62,7 @@ export async function purchase(input: BuyCreate): Promise<PurchaseReceipt> {
   }
 }
 
-async function purchaseUnit(input: BuyCreate, counted: { strategy: string }): Promise<PurchaseReceipt> {
+async function purchaseUnit(input: BuyCreate, counted: { strategy: string }, queuedMs: number): Promise<PurchaseReceipt> {
   const sku = input.sku ?? SKU;
   if (sku !== SKU) throw new UnknownProductError(sku);
   const instance = getEnv().APP_INSTANCE;
@@ -71,10 +76,16 @@ async function purchaseUnit(input: BuyCreate, counted: { strategy: string }): Pr
   counted.strategy = config.strategy;
   assertDropOpen(sale);
   if (config.draining) throw new SaleSwitchingError(sku);
+  // The buyer's wait timeout counts from arrival: a request that spent it queued before this
+  // handler ran is answered busy now, before it touches the stock, rather than served past it.
+  const waitTimeoutMs = Math.floor(config.waitTimeoutMs - queuedMs);
+  if (waitTimeoutMs <= 0) {
+    throw new LockBusyError(sku, config.waitTimeoutMs, `this request already waited ${Math.round(queuedMs)} ms in the instance's queue before it was read`);
+  }
   const strategy = getStrategy(config.strategy);
   const options: LockOptions = {
     ttlMs: config.lockTtlMs,
-    waitTimeoutMs: config.waitTimeoutMs,
+    waitTimeoutMs,
     onLockLost: () => void redis.incr(saleCounterKeys(sale.id).lockLost).catch(() => {}),
     // The lab's delays at the lock's own steps.
     onStep: (step) => faultDelay(config.faults, step),

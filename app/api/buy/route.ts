@@ -2,6 +2,7 @@ import { cookies } from "next/headers";
 import { getEnv } from "@/lib/env";
 import { HttpError, errorResponse, methodNotAllowed } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
+import { queuedMsOf } from "@/lib/http/request-start";
 import { getLog, requestIdOf } from "@/lib/log";
 import { purchase } from "@/lib/purchase/purchase";
 import { buyCreateSchema } from "@/lib/validations/buy";
@@ -15,8 +16,9 @@ export async function POST(request: Request): Promise<Response> {
   const requestId = requestIdOf(request);
   const headers = { "x-instance": instance, "x-request-id": requestId };
   const startedAt = performance.now();
+  const queuedMs = queuedMsOf(request);
   const done = (response: Response, fields: Record<string, unknown>) => {
-    getLog().info({ requestId, status: response.status, ms: Math.round(performance.now() - startedAt), ...fields }, "purchase");
+    getLog().info({ requestId, status: response.status, ms: Math.round(performance.now() - startedAt), queuedMs, ...fields }, "purchase");
     return response;
   };
   try {
@@ -26,7 +28,7 @@ export async function POST(request: Request): Promise<Response> {
     const person = buyerFromCookie((await cookies()).get(BUYER_COOKIE)?.value);
     if (!person && isHumanBuyer(body.buyer)) throw new HttpError(422, "invalid_buyer", "buyer ids starting with human- are handed out by POST /api/workshop/join, in a cookie");
     const input = { ...body, buyer: person ?? body.buyer };
-    const receipt = await purchase(input);
+    const receipt = await purchase(input, { queuedMs });
     return done(Response.json({ status: "bought", ...receipt }, { status: 201, headers }), {
       code: "bought", buyer: input.buyer, unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,
     });
