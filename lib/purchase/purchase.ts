@@ -36,8 +36,11 @@ export interface PurchaseReceipt {
 }
 
 export interface PurchaseArrival {
-  /** How long the request waited before its handler ran (lib/http/request-start.ts); part of the buyer's wait. */
-  readonly queuedMs?: number;
+  /**
+   * When the request arrived (Date.now() clock): nginx's stamp (lib/http/request-start.ts), or the
+   * handler's start. The buyer's wait timeout counts from here. @default the call's start
+   */
+  readonly arrivedAt?: number;
 }
 
 /**
@@ -50,7 +53,7 @@ export interface PurchaseArrival {
 export async function purchase(input: BuyCreate, arrival: PurchaseArrival = {}): Promise<PurchaseReceipt> {
   const counted = { strategy: "unknown" };
   try {
-    const receipt = await purchaseUnit(input, counted, arrival.queuedMs ?? 0);
+    const receipt = await purchaseUnit(input, counted, arrival.arrivedAt ?? Date.now());
     countOutcome("bought", receipt.strategy);
     return receipt;
   } catch (error) {
@@ -62,7 +65,7 @@ export async function purchase(input: BuyCreate, arrival: PurchaseArrival = {}):
   }
 }
 
-async function purchaseUnit(input: BuyCreate, counted: { strategy: string }, queuedMs: number): Promise<PurchaseReceipt> {
+async function purchaseUnit(input: BuyCreate, counted: { strategy: string }, arrivedAt: number): Promise<PurchaseReceipt> {
   const sku = input.sku ?? SKU;
   if (sku !== SKU) throw new UnknownProductError(sku);
   const instance = getEnv().APP_INSTANCE;
@@ -76,16 +79,11 @@ async function purchaseUnit(input: BuyCreate, counted: { strategy: string }, que
   counted.strategy = config.strategy;
   assertDropOpen(sale);
   if (config.draining) throw new SaleSwitchingError(sku);
-  // The buyer's wait timeout counts from arrival: a request that spent it queued before this
-  // handler ran is answered busy now, before it touches the stock, rather than served past it.
-  const waitTimeoutMs = Math.floor(config.waitTimeoutMs - queuedMs);
-  if (waitTimeoutMs <= 0) {
-    throw new LockBusyError(sku, config.waitTimeoutMs, `this request already waited ${Math.round(queuedMs)} ms in the instance's queue before it was read`);
-  }
   const strategy = getStrategy(config.strategy);
   const options: LockOptions = {
     ttlMs: config.lockTtlMs,
-    waitTimeoutMs,
+    // Counted from arrival; nothing but synchronous setup stands between here and the lock.
+    waitTimeoutMs: waitLeftMs(config.waitTimeoutMs, arrivedAt, sku),
     onLockLost: () => void redis.incr(saleCounterKeys(sale.id).lockLost).catch(() => {}),
     // The lab's delays at the lock's own steps.
     onStep: (step) => faultDelay(config.faults, step),
@@ -141,6 +139,21 @@ async function purchaseUnit(input: BuyCreate, counted: { strategy: string }, que
     strategy: config.strategy,
     instance,
   };
+}
+
+/**
+ * What is left of the buyer's wait timeout, counted from arrival: time queued at a busy instance
+ * and the reads before the lock are part of the wait. A request that already spent it all is
+ * answered busy here, before it touches the stock. A timeout of 0 (never wait) stays 0.
+ */
+function waitLeftMs(waitTimeoutMs: number, arrivedAt: number, sku: string): number {
+  if (waitTimeoutMs <= 0) return waitTimeoutMs;
+  const waited = Date.now() - arrivedAt;
+  const left = Math.floor(waitTimeoutMs - waited);
+  if (left <= 0) {
+    throw new LockBusyError(sku, waitTimeoutMs, `this request already waited ${Math.round(waited)} ms in the instance's queue and on its way to the lock`);
+  }
+  return left;
 }
 
 /** A Redis or Postgres server that is down or not answering becomes a 503, not a 500. */

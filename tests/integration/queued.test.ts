@@ -46,3 +46,9 @@ it("through nginx the stamp is nginx's own: a stamp the client sends is replaced
   expect((await buy(PUBLIC_URL, "forged-old", stamp(59_000))).status).toBe(201);
   expect(await getStock()).toBe(9);
 });
+
+it("a wait timeout of 0 means never wait, not never sell: a lock-free purchase still sells", async () => {
+  await prepareSale({ strategy: "atomic", workMs: 0, waitTimeoutMs: 0 }, 10);
+  expect((await buy(PUBLIC_URL, "no-wait")).status).toBe(201);
+  expect(await getStock()).toBe(9);
+});

@@ -17,6 +17,7 @@ export async function POST(request: Request): Promise<Response> {
   const headers = { "x-instance": instance, "x-request-id": requestId };
   const startedAt = performance.now();
   const queuedMs = queuedMsOf(request);
+  const arrivedAt = Date.now() - queuedMs;
   const done = (response: Response, fields: Record<string, unknown>) => {
     getLog().info({ requestId, status: response.status, ms: Math.round(performance.now() - startedAt), queuedMs, ...fields }, "purchase");
     return response;
@@ -28,7 +29,7 @@ export async function POST(request: Request): Promise<Response> {
     const person = buyerFromCookie((await cookies()).get(BUYER_COOKIE)?.value);
     if (!person && isHumanBuyer(body.buyer)) throw new HttpError(422, "invalid_buyer", "buyer ids starting with human- are handed out by POST /api/workshop/join, in a cookie");
     const input = { ...body, buyer: person ?? body.buyer };
-    const receipt = await purchase(input, { queuedMs });
+    const receipt = await purchase(input, { arrivedAt });
     return done(Response.json({ status: "bought", ...receipt }, { status: 201, headers }), {
       code: "bought", buyer: input.buyer, unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,
     });
