@@ -12,7 +12,7 @@ import { ALL_PITFALLS, findScenario, type LabCase, type LabStep, type Pitfall, t
 import { getStackStatus, stackControl } from "./stack-control";
 import { recordFault } from "../timeline/faults";
 import { untilNginxSeesInstances } from "./rotation";
-import { failOver, holdReplication } from "./sentinel-faults";
+import { endReplicationHold, failOver, holdReplication } from "./sentinel-faults";
 import { keepTimeline } from "../timeline/store";
 
 /**
@@ -36,6 +36,7 @@ export async function resetLab(): Promise<void> {
   await clearFaults();
   const before = await getStackStatus().catch(() => undefined);
   await stackControl("/reset-faults");
+  await endReplicationHold();
   await clearLocks();
   const restarted = before?.redis.some((node) => !node.up) || before?.apps.some((app) => app.state !== "running");
   // The app instances' clients reconnect to restarted nodes in the background.
