@@ -21,11 +21,12 @@ export function liveEventStream(request: Request, admin: boolean): Response {
           stop();
         }
       };
-      // Snapshots of changes that happen while the first one is built wait until it has gone out,
-      // so a newer state is never overwritten by an older one.
+      // A change announced while the first snapshot is built may have been read before or after
+      // it: rather than guess, the snapshot is read again once it has gone out, so a newer state
+      // is never overwritten by an older one.
       let first = true;
-      const queued: string[] = [];
-      const unwatch = watchLive((event) => (first ? queued.push(event) : send(event)), admin);
+      let changedMeanwhile = false;
+      const unwatch = watchLive((event) => (first ? (changedMeanwhile = true) : send(event)), admin);
       const heartbeat = setInterval(() => send(": keep-alive\n\n"), HEARTBEAT_MS);
       stop = () => {
         if (!open) return;
@@ -40,14 +41,21 @@ export function liveEventStream(request: Request, admin: boolean): Response {
       };
       request.signal.addEventListener("abort", stop);
       send("retry: 1000\n\n");
-      try {
-        send(snapshotEvent(admin ? await getAdminLiveSnapshot() : await getLiveSnapshot()));
-      } catch (error) {
-        send(`event: unavailable\ndata: ${JSON.stringify({ code: "unavailable", message: (error as Error).message })}\n\n`);
+      const sendSnapshot = async () => {
+        try {
+          send(snapshotEvent(admin ? await getAdminLiveSnapshot() : await getLiveSnapshot()));
+        } catch (error) {
+          send(`event: unavailable\ndata: ${JSON.stringify({ code: "unavailable", message: (error as Error).message })}\n\n`);
+        }
+      };
+      await sendSnapshot();
+      // Under a steady stream of changes (a load run) this gives up after a few reads and lets
+      // the next broadcasts through.
+      for (let again = 0; changedMeanwhile && again < 3; again += 1) {
+        changedMeanwhile = false;
+        await sendSnapshot();
       }
       first = false;
-      const latest = queued.at(-1);
-      if (latest) send(latest);
     },
     cancel() {
       stop();
