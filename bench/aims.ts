@@ -1,6 +1,6 @@
 import { CURVE_STRATEGIES, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
 import type { PeerFamily } from "./peers";
-import type { RowResult } from "./stats";
+import { median, type RowResult } from "./stats";
 
 /**
  * The project's aims as ratios between rows of one run, each held (✓) or missed (✗). Pure, so a
@@ -57,12 +57,6 @@ export interface Aim {
 export const formatAim = (aim: Aim): string => `${aim.ok ? "✓" : "✗"} ${aim.text}`;
 
 const ratio = (part: number, whole: number) => part / Math.max(whole, 1e-9);
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 /**
  * Each block's on ÷ off, from the rows' windows in measured order (two on, two off per block), or

@@ -106,30 +106,26 @@ function timelineRow(name: StrategyName, workload: Workload, publicUrl: string, 
   };
 }
 
-/** Several windows of one row as one, keeping each window's purchases/s. */
+/** Several windows of one row as one: rates and latencies averaged, counts added, each window's purchases/s kept. */
 function meanOfAll(windows: readonly RowResult[]): RowResult {
-  const merged = windows.slice(1).reduce((sum, next, index) => meanOf(sum, next, index + 1), windows[0]!);
-  return { ...merged, samples: windows.map((w) => w.purchasesPerSecond) };
-}
-
-/** `a` (the mean of `weight` windows) and one more window `b` as one: rates and latencies averaged, counts added. */
-function meanOf(a: RowResult, b: RowResult, weight = 1): RowResult {
-  const mean = (x: number, y: number) => (x * weight + y) / (weight + 1);
+  const sum = (pick: (w: RowResult) => number) => windows.reduce((total, w) => total + pick(w), 0);
+  const mean = (pick: (w: RowResult) => number) => sum(pick) / windows.length;
   return {
-    ...a,
-    windowMs: a.windowMs + b.windowMs,
-    attempts: a.attempts + b.attempts,
-    bought: a.bought + b.bought,
-    busy: a.busy + b.busy,
-    soldOut: a.soldOut + b.soldOut,
-    errors: a.errors + b.errors,
-    starved: a.starved + b.starved,
-    purchasesPerSecond: mean(a.purchasesPerSecond, b.purchasesPerSecond),
-    p50: mean(a.p50, b.p50),
-    p99: mean(a.p99, b.p99),
-    max: Math.max(a.max, b.max),
-    redisCommandsPerPurchase: mean(a.redisCommandsPerPurchase, b.redisCommandsPerPurchase),
-    peakHolders: Math.max(a.peakHolders, b.peakHolders),
-    lostUpdates: a.lostUpdates + b.lostUpdates,
+    ...windows[0]!,
+    windowMs: sum((w) => w.windowMs),
+    attempts: sum((w) => w.attempts),
+    bought: sum((w) => w.bought),
+    busy: sum((w) => w.busy),
+    soldOut: sum((w) => w.soldOut),
+    errors: sum((w) => w.errors),
+    starved: sum((w) => w.starved),
+    purchasesPerSecond: mean((w) => w.purchasesPerSecond),
+    p50: mean((w) => w.p50),
+    p99: mean((w) => w.p99),
+    max: Math.max(...windows.map((w) => w.max)),
+    redisCommandsPerPurchase: mean((w) => w.redisCommandsPerPurchase),
+    peakHolders: Math.max(...windows.map((w) => w.peakHolders)),
+    lostUpdates: sum((w) => w.lostUpdates),
+    samples: windows.map((w) => w.purchasesPerSecond),
   };
 }

@@ -22,6 +22,13 @@ export interface RowResult {
   readonly samples?: readonly number[];
 }
 
+/** The middle value (the mean of the middle two for an even count); any order. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 /** Nearest-rank percentile of an ascending array. */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;

@@ -5,10 +5,10 @@
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { clearFaults, setFault } from "@/lib/lab/faults";
-import { resetConfig, updateConfig } from "@/lib/sale/config";
-import { getSaleStats, resetSale } from "@/lib/sale/sale";
+import { resetConfig } from "@/lib/sale/config";
+import { getSaleStats } from "@/lib/sale/sale";
 import { HONEST, currentSaleId, honest, pendingUnits, settledSale } from "../support/accounting";
-import { blast, instanceUrl, prepareSale, stackControl } from "../support/stack";
+import { blast, instanceUrl, postBuy, prepareSale, stackControl } from "../support/stack";
 
 const STOCK = 20;
 
@@ -19,12 +19,7 @@ afterEach(async () => {
 afterAll(() => resetConfig());
 
 async function buyThroughAppOne(): Promise<void> {
-  await fetch(`${instanceUrl(0)}/api/buy`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ buyer: "crashed-buyer" }),
-    signal: AbortSignal.timeout(30_000),
-  }).catch(() => undefined); // its instance dies under it
+  await postBuy(instanceUrl(0), "crashed-buyer").catch(() => undefined); // its instance dies under it
 }
 
 /** One buyer reserves a unit on app-1 and is held before its order; `meanwhile` runs; app-1 is SIGKILLed. */
@@ -67,20 +62,12 @@ describe.each(["token-lua", "atomic"] as const)("%s, instance killed between the
 });
 
 describe("one order per buyer, instance killed between the stock write and the order", () => {
-  async function prepareOnePerBuyer(): Promise<void> {
-    await resetConfig();
-    await updateConfig({ strategy: "token-lua", workMs: 0, lockTtlMs: 5000, waitTimeoutMs: 10_000 });
-    await resetSale({ initialStock: STOCK, onePerBuyer: true });
-  }
+  const prepareOnePerBuyer = () =>
+    prepareSale({ strategy: "token-lua", workMs: 0, lockTtlMs: 5000, waitTimeoutMs: 10_000 }, STOCK, { onePerBuyer: true });
 
   /** The crashed buyer tries again through app-2 (app-1 is being restarted). */
   async function buyAgain(): Promise<{ status: number; code?: string }> {
-    const response = await fetch(`${instanceUrl(1)}/api/buy`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ buyer: "crashed-buyer" }),
-      signal: AbortSignal.timeout(30_000),
-    });
+    const response = await postBuy(instanceUrl(1), "crashed-buyer");
     const body = (await response.json()) as { code?: string };
     return { status: response.status, code: body.code };
   }

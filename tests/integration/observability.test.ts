@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/sale/config";
 import { signIn } from "../support/admin";
-import { PUBLIC_URL, instanceUrl, prepareSale, stackControl } from "../support/stack";
+import { PUBLIC_URL, instanceUrl, postBuy, prepareSale, stackControl } from "../support/stack";
 
 let cookie: string;
 beforeAll(async () => {
@@ -33,10 +33,6 @@ function series(text: string, name: string, labels: Record<string, string>): num
   return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : 0;
 }
 
-async function buy(baseUrl: string, buyer: string): Promise<Response> {
-  return fetch(`${baseUrl}/api/buy`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ buyer }) });
-}
-
 describe("GET /api/metrics", () => {
   it("counts each instance's outcomes under the active strategy, with lock times and the sale's units", async () => {
     await prepareSale({ strategy: "token-lua", workMs: 0 }, 3);
@@ -44,16 +40,16 @@ describe("GET /api/metrics", () => {
       const url = instanceUrl(index);
       const before = await metricsOf(url);
       const labels = { strategy: "token-lua", instance };
-      expect((await buy(url, `metrics-${instance}`)).status).toBe(201);
+      expect((await postBuy(url, `metrics-${instance}`)).status).toBe(201);
       const after = await metricsOf(url);
       expect(series(after, "locklab_purchases_total", { ...labels, outcome: "bought" })).toBe(series(before, "locklab_purchases_total", { ...labels, outcome: "bought" }) + 1);
       expect(series(after, "locklab_lock_wait_seconds_count", labels)).toBe(series(before, "locklab_lock_wait_seconds_count", labels) + 1);
       expect(series(after, "locklab_lock_hold_seconds_count", labels)).toBe(series(before, "locklab_lock_hold_seconds_count", labels) + 1);
     }
     // The third unit goes, then the fourth buyer finds none.
-    expect((await buy(instanceUrl(0), "metrics-3")).status).toBe(201);
+    expect((await postBuy(instanceUrl(0), "metrics-3")).status).toBe(201);
     const soldOutBefore = series(await metricsOf(instanceUrl(0)), "locklab_purchases_total", { outcome: "sold_out", strategy: "token-lua", instance: "app-1" });
-    expect((await buy(instanceUrl(0), "metrics-4")).status).toBe(409);
+    expect((await postBuy(instanceUrl(0), "metrics-4")).status).toBe(409);
     const text = await metricsOf(instanceUrl(0));
     expect(series(text, "locklab_purchases_total", { outcome: "sold_out", strategy: "token-lua", instance: "app-1" })).toBe(soldOutBefore + 1);
     expect(series(text, "locklab_sale_units", { figure: "sold", strategy: "token-lua" })).toBe(3);
@@ -92,7 +88,7 @@ describe("GET /api/ready", () => {
 describe("request ids", () => {
   it("answers each purchase with the id nginx gave it, and logs the purchase under that id", async () => {
     await prepareSale({ strategy: "token-lua", workMs: 0 }, 3);
-    const response = await buy(PUBLIC_URL, "traced");
+    const response = await postBuy(PUBLIC_URL, "traced");
     expect(response.status).toBe(201);
     const id = response.headers.get("x-request-id");
     expect(id).toMatch(/^[\w-]{8,64}$/);

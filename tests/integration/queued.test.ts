@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/sale/config";
 import { getStock } from "@/lib/sale/sale";
 import { checkSale } from "../support/accounting";
-import { PUBLIC_URL, instanceUrl, prepareSale } from "../support/stack";
+import { PUBLIC_URL, instanceUrl, postBuy, prepareSale } from "../support/stack";
 
 afterAll(() => resetConfig());
 
@@ -15,11 +15,7 @@ const WAIT_TIMEOUT_MS = 2000;
 const stamp = (msAgo: number) => `t=${((Date.now() - msAgo) / 1000).toFixed(3)}`;
 
 async function buy(baseUrl: string, buyer: string, requestStart?: string) {
-  const response = await fetch(`${baseUrl}/api/buy`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(requestStart ? { "x-request-start": requestStart } : {}) },
-    body: JSON.stringify({ buyer }),
-  });
+  const response = await postBuy(baseUrl, buyer, requestStart ? { "x-request-start": requestStart } : {});
   return { status: response.status, body: (await response.json()) as { code?: string; message?: string } };
 }
 

@@ -11,10 +11,20 @@ export const PUBLIC_URL = `http://127.0.0.1:${process.env.PUBLIC_PORT ?? 3000}`;
 const APP_PORTS = (process.env.APP_PORTS ?? "3001,3002").split(",").map(Number);
 export const instanceUrl = (index: number) => `http://127.0.0.1:${APP_PORTS[index]}`;
 
-export async function prepareSale(config: LockConfigUpdate, initialStock: number): Promise<void> {
+export async function prepareSale(config: LockConfigUpdate, initialStock: number, sale: { onePerBuyer?: boolean } = {}): Promise<void> {
   await resetConfig();
   await updateConfig(config);
-  await resetSale({ initialStock });
+  await resetSale({ initialStock, ...sale });
+}
+
+/** One `POST /api/buy` for `buyer` at `baseUrl` (nginx or one instance), with any extra headers. */
+export function postBuy(baseUrl: string, buyer: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${baseUrl}/api/buy`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ buyer }),
+    signal: AbortSignal.timeout(30_000),
+  });
 }
 
 export { getSaleStats, type SaleStats };
