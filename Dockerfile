@@ -24,5 +24,6 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=5s --timeout=3s --start-period=20s --retries=5 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:3000/api/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# The preload raises the listen backlog from Node's 511 (see scripts/listen-backlog.cjs).
-CMD ["node", "--require", "./scripts/listen-backlog.cjs", "node_modules/next/dist/bin/next", "start", "-p", "3000", "-H", "0.0.0.0"]
+# The preload raises the listen backlog from Node's 511 (see scripts/app-listener.cjs; the image binds
+# its port itself, so it has one acceptor: the local stack hands each instance several).
+CMD ["node", "--require", "./scripts/app-listener.cjs", "node_modules/next/dist/bin/next", "start", "-p", "3000", "-H", "0.0.0.0"]

@@ -128,6 +128,8 @@ export interface SpawnOptions {
   readonly gid?: number;
   /** Extra pidfile fields; `kind` defaults to the child's name. */
   readonly record?: Partial<PidRecord>;
+  /** Descriptors of this process the child gets as its fds 3, 4, … (a listening socket, for one). */
+  readonly passFds?: readonly number[];
 }
 
 /** Every live child, for the last-resort exit handler and the leftover check on stop. */
@@ -147,7 +149,7 @@ export function spawnChild(
   name: string,
   command: string,
   args: readonly string[],
-  { env, cwd = ROOT, uid, gid, record = {} }: SpawnOptions = {},
+  { env, cwd = ROOT, uid, gid, record = {}, passFds = [] }: SpawnOptions = {},
 ): ChildHandle {
   spawned++;
   mkdirp(LOG_DIR);
@@ -162,7 +164,7 @@ export function spawnChild(
       uid,
       gid,
       detached: true,
-      stdio: ["ignore", fd, fd],
+      stdio: ["ignore", fd, fd, ...passFds],
     });
   } finally {
     fs.closeSync(fd);
