@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { getEnv } from "../env";
 import { faultDelay } from "../lab/faults";
+import { lineLetGo } from "../locks/local-line";
 import { getStrategy } from "../locks/registry";
 import { countOutcome, observeLock, outcomeOf } from "../metrics";
 import { LockBusyError, LockLostError, LockUnavailableError, type LockOptions } from "../locks/types";
@@ -101,6 +102,8 @@ async function purchaseUnit(input: BuyCreate, counted: { strategy: string }, arr
     }),
   );
   if (!taken) throw new SoldOutError(sku);
+  // The unit is reserved: its order waits (at most 25 ms) until this instance's line lets go of the lock.
+  await lineLetGo(sku);
 
   await faultDelay(config.faults, "before-order-insert");
   let order;

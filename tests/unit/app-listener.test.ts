@@ -56,7 +56,7 @@ async function acceptTurns(acceptors: number, connections: number): Promise<{ tu
   });
   listener.close();
   try {
-    const address = await new Promise<net.AddressInfo>((resolve) => child.stdout.once("data", (data) => resolve(JSON.parse(String(data)))));
+    const address = await new Promise<net.AddressInfo>((resolve) => child.stdout!.once("data", (data) => resolve(JSON.parse(String(data)))));
     const backlog = Number(execFileSync("ss", ["-ltnH", `sport = :${port}`], { encoding: "utf8" }).trim().split(/\s+/)[2]);
     const turns = await Promise.all(
       Array.from({ length: connections }, () =>

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { now } from "@/lib/locks/lease";
-import { withLocalLine } from "@/lib/locks/local-line";
+import { lineLetGo, withLocalLine } from "@/lib/locks/local-line";
 import { holdSharedLock, type SharedLock } from "@/lib/locks/shared-lock";
 import { LockBusyError, type LockOptions } from "@/lib/locks/types";
 
@@ -118,6 +118,48 @@ describe("the local line (opt-in wrapper)", () => {
         return held.signal.aborted;
       })));
     expect(aborted).toEqual([true, true, true]);
+  });
+});
+
+describe("waiting for the line to let go (deferred order inserts)", () => {
+  it("answers at once when this process's line does not hold the lock", async () => {
+    let settled = false;
+    const waiting = lineLetGo(fresh(), 10_000).then(() => (settled = true));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(settled).toBe(true);
+    await waiting;
+  });
+
+  it("while the line passes the lock along, a buyer who is done waits until the line lets go", async () => {
+    const { server, make } = countingLock();
+    const resource = fresh();
+    let finished = 0;
+    const finishedWhenLetGo: number[] = [];
+    await Promise.all(Array.from({ length: 5 }, () =>
+      withLocalLine(resource, options(), make(), async () => {
+        await Promise.resolve();
+        finished++;
+      }).then(async () => {
+        // Out of the critical section while the rest of the line still holds the lock.
+        await lineLetGo(resource, 10_000);
+        finishedWhenLetGo.push(finished);
+      })));
+    // One acquisition served all five (handed on); nobody went on before the last one was done.
+    expect(server.acquires).toBe(1);
+    expect(finishedWhenLetGo).toEqual([5, 5, 5, 5, 5]);
+    expect(server.holder).toBe(0);
+  });
+
+  it("waits no longer than asked when the holder's work runs long", async () => {
+    const { make } = countingLock();
+    const resource = fresh();
+    const holding = withLocalLine(resource, options(), make(), () => sleep(400));
+    await sleep(20);
+    const startedAt = Date.now();
+    await lineLetGo(resource, 30);
+    expect(Date.now() - startedAt).toBeLessThan(300);
+    await holding;
   });
 });
 
