@@ -181,9 +181,10 @@ return left                          -- the stock left after this unit
  * Run under the sale's lock (a blind SET of a holder that read earlier would undo it).
  */
 export const GIVE_BACK_UNIT = `
--- KEYS[1] stock; KEYS[2] pending; KEYS[3] config; KEYS[4] highest token accepted; KEYS[5] current sale; KEYS[6] events
+-- KEYS[1] stock; KEYS[2] pending; KEYS[3] config; KEYS[4] highest token accepted; KEYS[5] current sale; KEYS[6] events;
+-- KEYS[7] the sale's buyers with an order (one order per buyer)
 -- ARGV[1] reservation id; ARGV[2] unit; ARGV[3] epoch; ARGV[4] fencing token, or ''; ARGV[5] sale id;
--- ARGV[6] holder id for the timeline, or ''; ARGV[7] instance (the reconciler's)
+-- ARGV[6] holder id for the timeline, or ''; ARGV[7] instance (the reconciler's); ARGV[8] the unit's buyer, or ''
 ${RECORD_EVENT}
 if redis.call('HGET', KEYS[5], 'id') ~= ARGV[5] then return -4 end   -- the stock is another sale's now
 local config = redis.call('HMGET', KEYS[3], 'epoch', 'draining')
@@ -198,6 +199,9 @@ end
 if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[2]) - 1 then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('HDEL', KEYS[2], ARGV[1])
+-- The buyer has no order after all and may buy again: freed with the unit, under the same lock, so
+-- nothing later can take back a mark their next purchase makes.
+if ARGV[8] ~= '' then redis.call('SREM', KEYS[7], ARGV[8]) end
 record(KEYS[6], ARGV[6], ARGV[7], 'given-back', 'u', ARGV[2], 's', ARGV[2])
 return 1
 `;
@@ -222,7 +226,7 @@ export function defineCriticalSectionScripts(client: Redis): void {
     client.defineCommand("takeUnitAtomically", { numberOfKeys: 6, lua: TAKE_UNIT_ATOMICALLY });
     client.defineCommand("enterFenced", { numberOfKeys: 7, lua: ENTER_FENCED });
     client.defineCommand("leaveFenced", { numberOfKeys: 9, lua: LEAVE_FENCED });
-    client.defineCommand("giveBackUnit", { numberOfKeys: 6, lua: GIVE_BACK_UNIT });
+    client.defineCommand("giveBackUnit", { numberOfKeys: 7, lua: GIVE_BACK_UNIT });
     registered.add(client);
   }
 }

@@ -134,16 +134,16 @@ export type GiveBackResult = "given-back" | "stock-moved" | "not-settling" | "st
 export async function giveBackUnit(
   redis: Redis,
   saleId: number,
-  entry: { readonly id: string; readonly unit: number },
+  entry: { readonly id: string; readonly unit: number; readonly buyer?: string },
   epoch: number,
   fencingToken?: number,
   recordAs?: { readonly holder: string; readonly instance: string },
 ): Promise<GiveBackResult> {
   const keys = saleCounterKeys(saleId);
   const answer = await scripts(redis).giveBackUnit(
-    STOCK_KEY, keys.pending, CONFIG_KEY, keys.fence, SALE_KEY, eventStreamKey(saleId),
+    STOCK_KEY, keys.pending, CONFIG_KEY, keys.fence, SALE_KEY, eventStreamKey(saleId), keys.buyers,
     entry.id, entry.unit, String(epoch), fencingToken === undefined ? "" : String(fencingToken), String(saleId),
-    recordAs?.holder ?? "", recordAs?.instance ?? "",
+    recordAs?.holder ?? "", recordAs?.instance ?? "", entry.buyer ?? "",
   );
   switch (answer) {
     case 1:

@@ -132,8 +132,8 @@ async function purchaseUnit(input: BuyCreate, counted: { strategy: string }, arr
   forgetReservation(sale.id, reservation.id);
   if (order.status !== "returned") timeline?.note("order", { u: taken.stockSeen });
   if (order.status === "returned") {
-    // The reconciler gave the unit back: the buyer has no order, and may try again under the one-order rule.
-    await redis.srem(saleCounterKeys(sale.id).buyers, input.buyer).catch(() => 0);
+    // The reconciler gave the unit back and freed the buyer with it (GIVE_BACK_UNIT): they may try
+    // again under the one-order rule. Nothing is undone here: by now they may have bought again.
     throw new StoreUnavailableError(`your purchase took too long to record: unit ${taken.stockSeen} was put back on the shelf; nothing was sold`);
   }
   return {

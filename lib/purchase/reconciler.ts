@@ -124,8 +124,8 @@ async function settle(saleId: number, entry: PendingEntry): Promise<Settled> {
     if (given === "error" && !(await redis.hexists(keys.pending, entry.id).catch(() => 1))) given = "given-back";
     if (given === "given-back") {
       await client.query("COMMIT");
-      // The buyer has no order after all: under the one-order rule they may buy again.
-      await redis.multi().incr(keys.givenBack).srem(keys.buyers, entry.buyer).exec();
+      // The script freed the buyer with the unit: under the one-order rule they may buy again.
+      await redis.incr(keys.givenBack);
       return "given-back";
     }
     if (given === "stock-moved" || given === "not-current") {

@@ -87,6 +87,32 @@ describe("one order per buyer, instance killed between the stock write and the o
     expect((await getSaleStats()).buyersWithTwoOrders).toBe(0);
   });
 
+  it("an order insert that comes too late finds its unit given back, and leaves the buyer's next order alone", async () => {
+    await prepareOnePerBuyer();
+    // app-1 reserves a unit and is slow to record it: the reconciler (3 s) gives the unit back first.
+    await setFault("before-order-insert", 12_000, 1);
+    const slow = postBuy(instanceUrl(0), "crashed-buyer");
+    const deadline = Date.now() + 10_000;
+    while ((await pendingUnits(await currentSaleId())).length === 0) {
+      if (Date.now() > deadline) throw new Error("no reservation appeared");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const givenBack = await settledSale();
+    expect(givenBack.orders).toBe(0);
+    expect(givenBack.remaining).toBe(STOCK);
+
+    // Freed with the unit, the buyer buys again while the slow purchase still waits.
+    expect((await buyAgain()).status).toBe(201);
+    const late = await slow;
+    expect(late.status).toBe(503);
+    // The late purchase learns its unit went back; the buyer's new order still keeps them out.
+    expect(await buyAgain()).toMatchObject({ status: 409, code: "one_per_buyer" });
+    const after = await settledSale();
+    expect(honest(after)).toEqual(HONEST);
+    expect(after.orders).toBe(1);
+    expect((await getSaleStats()).buyersWithTwoOrders).toBe(0);
+  });
+
   it("a unit recorded as the buyer's order keeps them out", async () => {
     await prepareOnePerBuyer();
     await killWhileReserved(async () => {
