@@ -27,11 +27,14 @@ export interface Knobs {
   readonly curve?: CurveSettings;
   /** Where the curve's chart is written, relative to the working directory. */
   readonly chartPath: string;
-  /** BENCH_TIMELINE_BLOCKS: blocks of on, off, off, on windows measuring the holder timeline's cost. @default 3 */
-  readonly timelineBlocks: number;
+  /**
+   * BENCH_BLOCKS: blocks of A, B, B, A windows for the ratios
+   * measured in blocks — the holder timeline's cost (on, off) and token-lua ÷ atomic over HTTP. @default 3
+   */
+  readonly blocks: number;
 }
 
-export const DEFAULT_TIMELINE_BLOCKS = 3;
+export const DEFAULT_BLOCKS = 3;
 
 /** A knob set to something the benchmark cannot use; the message names the knob and what it takes. */
 export class KnobError extends Error {
@@ -80,7 +83,7 @@ export function readKnobs(env: Env): Knobs {
     level: level as Level | undefined,
     curve: curveSettings(env),
     chartPath: env.BENCH_CHART?.trim() || DEFAULT_CHART_PATH,
-    timelineBlocks: Math.min(positiveInt(env, "BENCH_TIMELINE_BLOCKS", DEFAULT_TIMELINE_BLOCKS), 10),
+    blocks: Math.min(positiveInt(env, "BENCH_BLOCKS", DEFAULT_BLOCKS), 10),
   };
 }
 

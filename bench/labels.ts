@@ -17,8 +17,16 @@ export const TIMELINE_ROWS: readonly StrategyName[] = ["token-lua", "atomic"];
 export const TIMELINE_ON = " (timeline on)";
 export const TIMELINE_OFF = " (timeline off)";
 
-/** The project's lock a row measures (a timeline row counts as its strategy's), or undefined for a peer. */
+/**
+ * Over HTTP, `token-lua` ÷ `atomic` is also measured in blocks of token-lua, atomic, atomic,
+ * token-lua windows (the row BENCH_ONLY calls PAIRED_ROW); its two results carry PAIRED.
+ */
+export const PAIRED_ROW = "token-lua vs atomic";
+export const PAIRED = " (paired)";
+
+/** The project's lock a row measures (a timeline or paired row counts as its strategy's), or undefined for a peer. */
 export function projectLock(label: string): StrategyName | undefined {
-  const name = label.endsWith(TIMELINE_ON) || label.endsWith(TIMELINE_OFF) ? label.slice(0, label.lastIndexOf(" (")) : label;
+  const suffixed = [TIMELINE_ON, TIMELINE_OFF, PAIRED].some((suffix) => label.endsWith(suffix));
+  const name = suffixed ? label.slice(0, label.lastIndexOf(" (")) : label;
   return PROJECT_ROWS.find((row) => row === name);
 }

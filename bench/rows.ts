@@ -5,7 +5,7 @@ import { setTimelineRecording } from "../lib/sale/config";
 import { runHttp } from "./http";
 import { runInProcess } from "./in-process";
 import type { CurveSettings, Level } from "./knobs";
-import { CURVE_STRATEGIES, PROJECT_ROWS, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
+import { CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
 import { fixedSleepPeer } from "./peers/fixed-sleep";
 import type { PeerRow } from "./peers";
 import type { RowResult } from "./stats";
@@ -17,7 +17,7 @@ export interface Row {
   readonly buyers: number;
   /** A name BENCH_ONLY may give instead of the label: a peer library's, for both of its rows. */
   readonly group?: string;
-  /** One result, or several for a row measured in parts (the timeline's on/off pair). */
+  /** One result, or several for a row measured in parts (the timeline's on/off pair, the paired row). */
   run(): Promise<RowResult | RowResult[]>;
 }
 
@@ -35,15 +35,42 @@ export const peerRow = (peer: PeerRow, workload: Workload): Row => inProcessRow(
  * The main table: every project lock, the peers and the polling baselines in-process; then every
  * project lock, and the holder timeline's cost, over HTTP.
  */
-export function tableRows(workload: Workload, peers: readonly PeerRow[], publicUrl: string, timelineBlocks: number): Row[] {
+export function tableRows(workload: Workload, peers: readonly PeerRow[], publicUrl: string, blocks: number): Row[] {
   return [
     ...PROJECT_ROWS.map((name) => inProcessRow(name, () => getStrategy(name), workload)),
     ...peers.map((peer) => peerRow(peer, workload)),
     inProcessRow("fixed-sleep poll 200 ms", () => fixedSleepPeer(200), workload),
     inProcessRow("fixed-sleep poll 50 ms", () => fixedSleepPeer(50), workload),
     ...PROJECT_ROWS.map((name) => httpRow(name, workload, publicUrl)),
-    ...TIMELINE_ROWS.map((name) => timelineRow(name, workload, publicUrl, timelineBlocks)),
+    pairedRow(workload, publicUrl, blocks),
+    ...TIMELINE_ROWS.map((name) => timelineRow(name, workload, publicUrl, blocks)),
   ];
+}
+
+/**
+ * `token-lua` against `atomic` over HTTP in `blocks` blocks of token-lua, atomic, atomic, token-lua
+ * windows: the main table measures each once, minutes apart, and single 4 s windows on this machine
+ * move by about ±7 %, as much as the distance between the aim and the figure. Each side is the mean
+ * of its windows and keeps every window's figure (`samples`) for the aim's blocks.
+ */
+function pairedRow(workload: Workload, publicUrl: string, blocks: number): Row {
+  return {
+    label: PAIRED_ROW,
+    level: "http",
+    buyers: workload.buyers,
+    async run() {
+      const measure = (name: StrategyName) => runHttp(publicUrl, name, workload, `${name}${PAIRED}`);
+      const token: RowResult[] = [];
+      const atomic: RowResult[] = [];
+      for (let block = 0; block < blocks; block += 1) {
+        token.push(await measure("token-lua"));
+        atomic.push(await measure("atomic"));
+        atomic.push(await measure("atomic"));
+        token.push(await measure("token-lua"));
+      }
+      return [meanOfAll(token), meanOfAll(atomic)];
+    },
+  };
 }
 
 /**

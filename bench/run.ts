@@ -7,7 +7,7 @@
  * `node scripts/bootstrap.mjs bench` provides it. Knobs (bench/knobs.ts): BENCH_BUYERS,
  * BENCH_WINDOW_MS, BENCH_LEVEL (in-process | http), BENCH_ONLY (comma-separated row labels or peer
  * names, optionally `level:label`), BENCH_CURVE (0 skips the curve), BENCH_CURVE_BUYERS,
- * BENCH_CURVE_WINDOW_MS, BENCH_CHART (the SVG's path), BENCH_TIMELINE_BLOCKS (on/off blocks, 3).
+ * BENCH_CURVE_WINDOW_MS, BENCH_CHART (the SVG's path), BENCH_BLOCKS (blocks of the ratios measured in blocks, 3).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -99,7 +99,7 @@ async function main(): Promise<number> {
     );
     console.log("in-process: the lock + the Redis critical section (no order insert); http: the whole POST /api/buy through nginx → 2 app instances (order insert in Postgres included)");
     console.log("peers: redis-semaphore 5.8.0, node-redlock 4.2.0 and 5.0.0-beta.2, @sesamecare-oss/redlock 1.4.0 — in-process only (a library has no HTTP endpoint)\n");
-    tableResults = await runner.run(tableRows(workload, peers, env.PUBLIC_URL, knobs.timelineBlocks).filter(selected));
+    tableResults = await runner.run(tableRows(workload, peers, env.PUBLIC_URL, knobs.blocks).filter(selected));
     if (curve) {
       const followed = curvePeers(tableResults, peers);
       process.stderr.write(`… contention curve: ${curve.buyers.join(", ")} buyers · ${curve.buyers.map((b) => curveWindowMs(curve.windowMs, b) / 1000).join(" / ")} s per point · peers: ${followed.map((p) => p.label).join(", ") || "none measured"}\n`);

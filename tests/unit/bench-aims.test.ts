@@ -90,6 +90,20 @@ describe("the benchmark's aims", () => {
     expect(find(run(slowHttp, curve), "token-lua ÷ atomic over HTTP")[0]).toMatchObject({ ok: false, text: expect.stringContaining("0.76") });
   });
 
+  it("judges token-lua ÷ atomic by the paired row's median block when it ran, one slow window spoiling one block", () => {
+    const { table, curve } = passingRun();
+    // Windows in measured order: per block token-lua, atomic, atomic, token-lua. The main table's
+    // single windows (400 ÷ 450) would say 0.89; the blocks decide.
+    const token = row("http", "token-lua (paired)", 50, 0, { samples: [404, 400, 300, 298, 404, 402] });
+    const atomic = row("http", "atomic (paired)", 50, 0, { samples: [500, 500, 500, 500, 500, 500] });
+    const [aim] = find(run([...table, token, atomic], curve), "token-lua ÷ atomic over HTTP");
+    expect(aim).toMatchObject({ ok: true, text: expect.stringContaining("median of 3 blocks of token-lua, atomic, atomic, token-lua: 0.80, 0.60, 0.81), purchases/s: 0.80") });
+    const slower = row("http", "token-lua (paired)", 50, 0, { samples: [380, 380, 300, 298, 404, 402] });
+    expect(find(run([...table, slower, atomic], curve), "token-lua ÷ atomic over HTTP")[0]).toMatchObject({ ok: false, text: expect.stringContaining("purchases/s: 0.76") });
+    // One line for the aim either way.
+    expect(find(run([...table, token, atomic], curve), "token-lua ÷ atomic over HTTP")).toHaveLength(1);
+  });
+
   it("finds a safe lock's worst point from 50 buyers on, even a dip in the middle of the curve", () => {
     const { table, curve } = passingRun();
     const dip = curve.map((r) => {
