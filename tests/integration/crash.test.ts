@@ -22,15 +22,20 @@ async function buyThroughAppOne(): Promise<void> {
   await postBuy(instanceUrl(0), "crashed-buyer").catch(() => undefined); // its instance dies under it
 }
 
-/** One buyer reserves a unit on app-1 and is held before its order; `meanwhile` runs; app-1 is SIGKILLed. */
-async function killWhileReserved(meanwhile: () => Promise<void> = async () => {}): Promise<void> {
-  await setFault("before-order-insert", 20_000, 1);
-  const buying = buyThroughAppOne();
+/** Until the held purchase's unit is reserved (its stock written, its order not yet recorded). */
+async function reservationAppeared(): Promise<void> {
   const deadline = Date.now() + 10_000;
   while ((await pendingUnits(await currentSaleId())).length === 0) {
     if (Date.now() > deadline) throw new Error("no reservation appeared");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** One buyer reserves a unit on app-1 and is held before its order; `meanwhile` runs; app-1 is SIGKILLed. */
+async function killWhileReserved(meanwhile: () => Promise<void> = async () => {}): Promise<void> {
+  await setFault("before-order-insert", 20_000, 1);
+  const buying = buyThroughAppOne();
+  await reservationAppeared();
   await meanwhile();
   await stackControl("/apps/1/kill");
   await buying;
@@ -92,11 +97,7 @@ describe("one order per buyer, instance killed between the stock write and the o
     // app-1 reserves a unit and is slow to record it: the reconciler (3 s) gives the unit back first.
     await setFault("before-order-insert", 12_000, 1);
     const slow = postBuy(instanceUrl(0), "crashed-buyer");
-    const deadline = Date.now() + 10_000;
-    while ((await pendingUnits(await currentSaleId())).length === 0) {
-      if (Date.now() > deadline) throw new Error("no reservation appeared");
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await reservationAppeared();
     const givenBack = await settledSale();
     expect(givenBack.orders).toBe(0);
     expect(givenBack.remaining).toBe(STOCK);
