@@ -12,8 +12,11 @@ const RECONNECT_MS = 800;
 /** One holder on app-1 while the primary fails over, then one more buyer on app-2 (see the failover card). */
 const FAILOVER = { lockTtlMs: 8000, waitTimeoutMs: 10_000, workMs: 4000, initialStock: 5,
   steps: [{ do: "hold-replication", ms: 10_000 },
-    // A sleep, not a wait for the holder: under sentinel-wait no lock counts while the replica holds back.
-    { do: "load", via: "app-1", buyers: 1, concurrency: 1, background: true }, { do: "sleep", ms: 300 },
+    // The primary dies only once app-1's buyer holds the lock: after a fixed 300 ms the kill sometimes
+    // came first (a busy instance), the buyer then locked on the promoted replica and nothing showed.
+    // Under sentinel-wait no lock counts while the replica holds back, so no holder comes: go on after 2 s.
+    { do: "load", via: "app-1", buyers: 1, concurrency: 1, background: true },
+    { do: "wait-until", what: "holder-inside", timeoutMs: 2000, orGoOn: true },
     { do: "fail-over", timeoutMs: 10_000 }, { do: "sleep", ms: RECONNECT_MS },
     { do: "load", via: "app-2", buyers: 2, concurrency: 1, background: true }, { do: "await-load" }] } as const satisfies Partial<LabCase>;
 /** A holder frozen well past its ZooKeeper session (600 ms), then past its etcd lease (2 s). */

@@ -18,8 +18,11 @@ export type Via = "nginx" | "app-1" | "app-2";
 export type LabStep =
   /** `buyers` one-shot purchases, `concurrency` at a time; waits for all answers. */
   | { readonly do: "load"; readonly via: Via; readonly buyers: number; readonly concurrency: number; readonly background?: boolean }
-  /** Waits until a buyer is inside the critical section, or until the lock key exists on node 1. */
-  | { readonly do: "wait-until"; readonly what: "holder-inside" | "lock-held"; readonly timeoutMs: number }
+  /**
+   * Waits until a buyer is inside the critical section, or until the lock key exists on node 1.
+   * Past `timeoutMs` the case fails, unless `orGoOn` (a case where, by design, that may never come).
+   */
+  | { readonly do: "wait-until"; readonly what: "holder-inside" | "lock-held"; readonly timeoutMs: number; readonly orGoOn?: boolean }
   /** SIGKILL an app instance (the stack runner restarts it and answers once it is ready). */
   | { readonly do: "kill-app"; readonly app: 1 | 2 }
   | { readonly do: "clear-faults" }

@@ -5,6 +5,7 @@
  */
 import { afterAll, expect, it } from "vitest";
 import { resetConfig, updateConfig } from "@/lib/sale/config";
+import { getStock } from "@/lib/sale/sale";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { PUBLIC_URL, blast, getSaleStats, prepareSale } from "../support/stack";
 
@@ -14,6 +15,11 @@ it("switching between token-lua, redlock and pg-for-update under load makes no s
   const stock = 300;
   await prepareSale({ strategy: "token-lua", workMs: 3, lockTtlMs: 5000, waitTimeoutMs: 20_000 }, stock);
   const buying = Promise.all([blast(PUBLIC_URL, 150), blast(PUBLIC_URL, 150)]);
+  // The switches start once units are being sold: 300 requests arriving at once keep both
+  // instances busy for a while before the first reaches the lock, and a switch drains (refuses)
+  // whoever arrives meanwhile — switching before any sale would test nothing.
+  const deadline = Date.now() + 20_000;
+  while ((await getStock()) === stock && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   const order = ["redlock", "pg-for-update", "token-lua", "redlock", "token-lua", "pg-for-update"] as const;
   for (const strategy of order) {
     await new Promise((resolve) => setTimeout(resolve, 60));
@@ -23,6 +29,7 @@ it("switching between token-lua, redlock and pg-for-update under load makes no s
   const bought = results.reduce((sum, result) => sum + result.bought, 0);
   const checked = await settledSale();
   expect(honest(checked)).toEqual(HONEST);
+  expect(bought).toBeGreaterThan(0);
   expect(checked.orders).toBe(bought);
   expect(checked.orders + checked.remaining).toBe(stock);
   expect((await getSaleStats()).peakHolders).toBe(1);
