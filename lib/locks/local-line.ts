@@ -115,23 +115,19 @@ export const LET_GO_WAIT_MS = MAX_LINE_LEASE_MS + 5;
  * apart, and each turn also carries whatever else the instance has to do. Deferred, that work is
  * done while another instance holds the lock, so the two instances' cores take turns instead of
  * one of them doing both (measured over HTTP, 50 buyers: token-lua 0.57–0.69 of atomic's
- * purchases/s without, 0.81–0.83 with).
+ * purchases/s without, 0.77–0.83 with; docs/benchmarks.md).
  */
 export function lineLetGo(resource: string, maxMs: number = LET_GO_WAIT_MS): Promise<void> {
   if (!lines.has(resource) || maxMs <= 0) return Promise.resolve();
+  const waiters = letGoWaiters.get(resource) ?? new Set<() => void>();
+  letGoWaiters.set(resource, waiters);
   return new Promise((resolve) => {
-    let waiters = letGoWaiters.get(resource);
-    if (!waiters) {
-      waiters = new Set();
-      letGoWaiters.set(resource, waiters);
-    }
-    const set = waiters;
     const done = () => {
       clearTimeout(timer);
-      set.delete(done);
+      waiters.delete(done);
       resolve();
     };
     const timer = setTimeout(done, maxMs);
-    set.add(done);
+    waiters.add(done);
   });
 }

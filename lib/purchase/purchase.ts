@@ -102,7 +102,7 @@ async function purchaseUnit(input: BuyCreate, counted: { strategy: string }, arr
     }),
   );
   if (!taken) throw new SoldOutError(sku);
-  // The unit is reserved: its order waits (at most 25 ms) until this instance's line lets go of the lock.
+  // The unit is reserved: its order waits (briefly, bounded) until this instance's line lets go of the lock.
   await lineLetGo(sku);
 
   await faultDelay(config.faults, "before-order-insert");
