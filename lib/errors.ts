@@ -10,6 +10,11 @@ export abstract class AppError extends Error {
   readonly retryAfterS?: number;
   /** Extra fields for the JSON error body. */
   readonly details?: Readonly<Record<string, unknown>>;
+  /**
+   * A sale's rule said no (a drop not open or closed, the rate limit, one order per buyer): the
+   * rules working, not a failure. Metrics count it as `refused`.
+   */
+  readonly ruleRefusal?: boolean;
 }
 
 /** 404 for a record named by id in a URL (a run, a sale): `id` as the caller wrote it. */

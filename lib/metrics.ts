@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { AppError } from "./errors";
 import { getEnv } from "./env";
 import { getSaleStats } from "./sale/sale";
 
@@ -72,11 +73,9 @@ export function observeLock(strategy: string, waitMs: number, holdMs: number): v
   metrics.lockHold.observe({ strategy, instance: instance() }, holdMs / 1000);
 }
 
-/** The outcome an answer's code stands for. */
-/** Workshop mode's refusals (a drop not open, the rate limit, one order per buyer): the rules working, not errors. */
-const REFUSALS = new Set(["drop_not_open", "drop_closed", "rate_limited", "one_per_buyer"]);
-
-export function outcomeOf(code: string | undefined): Outcome {
-  if (REFUSALS.has(code ?? "")) return "refused";
-  return (OUTCOMES as readonly string[]).includes(code ?? "") ? (code as Outcome) : "error";
+/** The outcome a purchase's error stands for: a rule's refusal, one of OUTCOMES by its API code, or else an error. */
+export function outcomeOf(error: unknown): Outcome {
+  if (!(error instanceof AppError)) return "error";
+  if (error.ruleRefusal) return "refused";
+  return error.code !== "refused" && (OUTCOMES as readonly string[]).includes(error.code) ? (error.code as Outcome) : "error";
 }

@@ -34,6 +34,7 @@ export class OnePerBuyerError extends AppError {
   override name = "OnePerBuyerError";
   readonly status = 409;
   readonly code = "one_per_buyer";
+  override readonly ruleRefusal = true;
   constructor(buyer: string) {
     super(`${buyer} already has an order in this sale, which allows one per buyer`);
   }

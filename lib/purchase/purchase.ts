@@ -58,7 +58,7 @@ export async function purchase(input: BuyCreate, arrival: PurchaseArrival = {}):
     countOutcome("bought", receipt.strategy);
     return receipt;
   } catch (error) {
-    countOutcome(outcomeOf((error as { code?: string }).code), counted.strategy);
+    countOutcome(outcomeOf(error), counted.strategy);
     throw error;
   } finally {
     // The live pages (workshop mode) look again: stock and holders may have moved.

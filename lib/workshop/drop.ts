@@ -37,6 +37,7 @@ export class DropNotOpenError extends AppError {
   override name = "DropNotOpenError";
   readonly status = 409;
   readonly code = "drop_not_open";
+  override readonly ruleRefusal = true;
   override readonly retryAfterS: number;
   override readonly details: Readonly<Record<string, unknown>>;
   constructor(opensAt: number, now: number) {
@@ -51,6 +52,7 @@ export class DropClosedError extends AppError {
   override name = "DropClosedError";
   readonly status = 409;
   readonly code = "drop_closed";
+  override readonly ruleRefusal = true;
   constructor() {
     super("this drop is closed; wait for the instructor to start the next one");
   }

@@ -31,6 +31,7 @@ export class RateLimitedError extends AppError {
   override name = "RateLimitedError";
   readonly status = 429;
   readonly code = "rate_limited";
+  override readonly ruleRefusal = true;
   override readonly retryAfterS: number;
   override readonly details: Readonly<Record<string, unknown>>;
   constructor(limit: number, windowMs: number, retryInMs: number) {
