@@ -49,13 +49,22 @@ const WINNERS_SHOWN = 500;
 async function getWinners(saleId: number): Promise<LiveSnapshot["winners"]> {
   const pool = getPool();
   // People's orders in order, each with how many orders carry its unit; the load runs' orders only counted.
+  // The units are counted in one pass over the sale's orders (a count per person's order would read
+  // them all again for every person shown).
   const [people, others] = await Promise.all([
     pool.query<{ buyer: string; unit: number; orders: number }>(
-      `SELECT o.buyer, o.stock_seen AS unit,
-              (SELECT count(*)::int FROM orders u WHERE u.sale_id = o.sale_id AND u.status = 'sold' AND u.stock_seen = o.stock_seen) AS orders
-         FROM orders o
-        WHERE o.sale_id = $1 AND o.status = 'sold' AND o.buyer LIKE $2
-        ORDER BY o.id LIMIT $3`,
+      `WITH people AS (
+         SELECT id, buyer, stock_seen FROM orders
+          WHERE sale_id = $1 AND status = 'sold' AND buyer LIKE $2
+          ORDER BY id LIMIT $3
+       ), units AS (
+         SELECT stock_seen, count(*)::int AS orders FROM orders
+          WHERE sale_id = $1 AND status = 'sold' AND stock_seen IN (SELECT stock_seen FROM people)
+          GROUP BY stock_seen
+       )
+       SELECT p.buyer, p.stock_seen AS unit, u.orders
+         FROM people p JOIN units u USING (stock_seen)
+        ORDER BY p.id`,
       [saleId, `${HUMAN_PREFIX}%`, WINNERS_SHOWN],
     ),
     pool.query<{ n: number }>("SELECT count(*)::int AS n FROM orders WHERE sale_id = $1 AND status = 'sold' AND buyer NOT LIKE $2", [saleId, `${HUMAN_PREFIX}%`]),
