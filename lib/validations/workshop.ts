@@ -3,7 +3,8 @@ import { STRATEGY_NAMES } from "../locks/strategies";
 
 /**
  * A display name in workshop mode: shown on the projector to the whole room, so letters, digits,
- * spaces and a little punctuation, 1–24 characters; no markup, no control characters.
+ * spaces and a little punctuation, 1–24 characters; no markup, no control characters, no towers
+ * of combining marks.
  */
 export const displayNameSchema = z
   .string()
@@ -11,7 +12,13 @@ export const displayNameSchema = z
   .min(1, "type a name")
   .max(24, "24 characters at most")
   .transform((name) => name.normalize("NFC"))
-  .pipe(z.string().regex(/^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._'-]*$/u, "letters, digits, spaces and . _ ' - only, starting with a letter or digit"));
+  .pipe(
+    z
+      .string()
+      .regex(/^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._'-]*$/u, "letters, digits, spaces and . _ ' - only, starting with a letter or digit")
+      // Thai and Vietnamese stack two marks on a letter; more is a tower over the projector's other names.
+      .refine((name) => !/\p{M}{3}/u.test(name), "at most two accents on one letter"),
+  );
 
 /** `POST /api/workshop/join`: the name a student types once. */
 export const joinCreateSchema = z.object({ name: displayNameSchema }).strict();
