@@ -152,6 +152,8 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
   return out;
 }
 
+const windowsOf = (point: RowResult) => (point.samples ?? [point.purchasesPerSecond]).map((rate) => Math.round(rate)).join(" + ");
+
 /**
  * Over the curve, per level: each safe lock's worst point from `contendedFromBuyers` on, as a share
  * of its purchases/s there; and no buyer of a safe lock starved at any point.
@@ -167,9 +169,11 @@ function contentionAims(curve: readonly RowResult[], targets: AimTargets): Aim[]
       if (!from || !last) continue;
       const worst = later.reduce((low, r) => (r.purchasesPerSecond < low.purchasesPerSecond ? r : low));
       const kept = ratio(worst.purchasesPerSecond, from.purchasesPerSecond);
+      const windows = Math.min(from.samples?.length ?? 1, worst.samples?.length ?? 1);
+      const how = windows > 1 ? ` (each point the mean of ${windows} windows, up the curve and back down: ${windowsOf(worst)} ÷ ${windowsOf(from)})` : "";
       out.push({
         ok: kept >= targets.keptUnderContention,
-        text: `${name} ${level}, ${from.buyers} → ${last.buyers} buyers, purchases/s kept at the worst point (${worst.buyers} buyers): ${kept.toFixed(2)} (aim ≥ ${targets.keptUnderContention})`,
+        text: `${name} ${level}, ${from.buyers} → ${last.buyers} buyers, purchases/s kept at the worst point (${worst.buyers} buyers)${how}: ${kept.toFixed(2)} (aim ≥ ${targets.keptUnderContention})`,
       });
     }
   }

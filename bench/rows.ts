@@ -88,16 +88,42 @@ export const curveWindowMs = (curveWindow: number, buyers: number) =>
 /**
  * The contention curve: the safe locks in-process and over HTTP, and the given peers (the best of
  * each family) in-process only, at each number of buyers, in a window that grows with the buyers.
+ *
+ * Then the way back down: the safe locks' points from `returnFromBuyers` on again, in the mirror
+ * order (HTTP first, most buyers first), so each of those points is two windows whose mean sits at
+ * the same moment of the run for every point. The contention aim divides one point by another
+ * measured minutes apart; single windows on this machine move by about ±7 %, so one window each
+ * could move that ratio by more than its distance to the aim, and a machine slowing over the
+ * curve would count against the later points. `mergeWindows` makes each point one result.
  */
-export function curveRows(curve: CurveSettings, peers: readonly PeerRow[], workload: Workload, publicUrl: string): Row[] {
+export function curveRows(curve: CurveSettings, peers: readonly PeerRow[], workload: Workload, publicUrl: string, returnFromBuyers?: number): Row[] {
   const at = (buyers: number): Workload => ({ ...workload, buyers, windowMs: curveWindowMs(curve.windowMs, buyers) });
+  const back = returnFromBuyers === undefined ? [] : curve.buyers.filter((buyers) => buyers >= returnFromBuyers).reverse();
   return [
     ...curve.buyers.flatMap((buyers) => [
       ...CURVE_STRATEGIES.map((name) => inProcessRow(name, () => getStrategy(name), at(buyers))),
       ...peers.map((peer) => peerRow(peer, at(buyers))),
     ]),
     ...curve.buyers.flatMap((buyers) => CURVE_STRATEGIES.map((name) => httpRow(name, at(buyers), publicUrl))),
+    // Back down only when there is a ratio to steady: two points or more.
+    ...(back.length < 2 ? [] : [
+      ...back.flatMap((buyers) => CURVE_STRATEGIES.map((name) => httpRow(name, at(buyers), publicUrl))),
+      ...back.flatMap((buyers) => CURVE_STRATEGIES.map((name) => inProcessRow(name, () => getStrategy(name), at(buyers)))),
+    ]),
   ];
+}
+
+/**
+ * One result per point (level, lock, buyers), in the order first measured: a point measured on the
+ * way up and back down becomes the mean of its windows, each window's purchases/s kept (`samples`).
+ */
+export function mergeWindows(results: readonly RowResult[]): RowResult[] {
+  const points = new Map<string, RowResult[]>();
+  for (const result of results) {
+    const key = `${result.level}\u0000${result.label}\u0000${result.buyers}`;
+    points.set(key, [...(points.get(key) ?? []), result]);
+  }
+  return [...points.values()].map((windows) => (windows.length === 1 ? windows[0]! : meanOfAll(windows)));
 }
 
 /**

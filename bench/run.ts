@@ -18,12 +18,12 @@ import { getLockServices } from "../lib/lock-services";
 import { closeRedis, getRedis } from "../lib/redis";
 import { CONFIG_KEY } from "../lib/sale/keys";
 import { resetSale } from "../lib/sale/sale";
-import { aims, bestPeer, formatAim } from "./aims";
+import { DEFAULT_AIM_TARGETS, aims, bestPeer, formatAim } from "./aims";
 import { contentionChart, curvePanels } from "./chart";
 import { assertLoopback, runHttp } from "./http";
 import { readKnobs, rowFilter } from "./knobs";
 import { peerRows, type PeerRow } from "./peers";
-import { curveRows, curveWindowMs, tableRows, type Row } from "./rows";
+import { curveRows, curveWindowMs, mergeWindows, tableRows, type Row } from "./rows";
 import type { RowResult } from "./stats";
 import { curveTable, table } from "./table";
 import type { Workload } from "./workload";
@@ -33,7 +33,7 @@ import type { Workload } from "./workload";
  * row lasts as long as the rules allow: its window, then the wait timeout and slack of its last
  * buyers (HTTP rows also wait for the stock to settle).
  */
-const HARD_LIMIT_MS = 20 * 60_000;
+const HARD_LIMIT_MS = 30 * 60_000;
 
 /**
  * Runs rows one after another. One broken row must not cost the others their figures: its error
@@ -102,8 +102,8 @@ async function main(): Promise<number> {
     tableResults = await runner.run(tableRows(workload, peers, env.PUBLIC_URL, knobs.blocks).filter(selected));
     if (curve) {
       const followed = curvePeers(tableResults, peers);
-      process.stderr.write(`… contention curve: ${curve.buyers.join(", ")} buyers · ${curve.buyers.map((b) => curveWindowMs(curve.windowMs, b) / 1000).join(" / ")} s per point · peers: ${followed.map((p) => p.label).join(", ") || "none measured"}\n`);
-      curveResults = await runner.run(curveRows(curve, followed, workload, env.PUBLIC_URL).filter(selected));
+      process.stderr.write(`… contention curve: ${curve.buyers.join(", ")} buyers · ${curve.buyers.map((b) => curveWindowMs(curve.windowMs, b) / 1000).join(" / ")} s per point · peers: ${followed.map((p) => p.label).join(", ") || "none measured"} · then the safe locks back down from ${Math.max(...curve.buyers)} to ${DEFAULT_AIM_TARGETS.contendedFromBuyers} buyers\n`);
+      curveResults = mergeWindows(await runner.run(curveRows(curve, followed, workload, env.PUBLIC_URL, DEFAULT_AIM_TARGETS.contendedFromBuyers).filter(selected)));
     }
   } finally {
     // Leave the store as we found it: the shared config back, and a fresh sale of normal size.
@@ -115,7 +115,7 @@ async function main(): Promise<number> {
 
   console.log(table(tableResults));
   if (curveResults.length) {
-    console.log(`\nContention curve (${curve ? curve.buyers.map((b) => `${curveWindowMs(curve.windowMs, b) / 1000} s at ${b}`).join(", ") : "–"} per point): purchases/s · p50 · p99 ms, then busy, errors and starved buyers where there were any\n`);
+    console.log(`\nContention curve (${curve ? curve.buyers.map((b) => `${curveWindowMs(curve.windowMs, b) / 1000} s at ${b}`).join(", ") : "–"} per point; the safe locks' points from ${DEFAULT_AIM_TARGETS.contendedFromBuyers} buyers on are the mean of two windows, one on the way up and one back down): purchases/s · p50 · p99 ms, then busy, errors and starved buyers where there were any\n`);
     console.log(curveTable(curveResults));
     const chartPath = path.resolve(knobs.chartPath);
     fs.mkdirSync(path.dirname(chartPath), { recursive: true });

@@ -118,6 +118,21 @@ describe("the benchmark's aims", () => {
     expect(find(run(table, dip), "token-lua in-process", "kept")[0]).toMatchObject({ ok: true });
   });
 
+  it("judges the curve's points measured up and back down by the mean of their windows, and says so", () => {
+    const { table, curve } = passingRun();
+    const twice = curve.map((r) => {
+      if (r.label !== "token-lua" || r.level !== "http" || r.buyers < 50) return r;
+      // One slow window at 1,000 buyers alone would read 380 ÷ 500 = 0.76; with both windows of each point, 0.80.
+      const samples = { 50: [500, 520], 200: [480, 470], 1000: [380, 436] }[r.buyers as 50 | 200 | 1000];
+      return { ...r, samples, purchasesPerSecond: (samples[0]! + samples[1]!) / 2 };
+    });
+    const [aim] = find(run(table, twice), "token-lua http");
+    expect(aim).toMatchObject({ ok: true });
+    expect(aim!.text).toContain("purchases/s kept at the worst point (1000 buyers) (each point the mean of 2 windows, up the curve and back down: 380 + 436 ÷ 500 + 520): 0.80");
+    // A point measured once says nothing of windows.
+    expect(find(run(table, curve), "token-lua http")[0]!.text).not.toContain("windows");
+  });
+
   it("counts starved buyers of the project's locks, not of the peers", () => {
     const { table, curve } = passingRun();
     const peerStarves = table.map((r) => (r.label.startsWith("redis-semaphore") ? { ...r, starved: 3 } : r));
