@@ -4,7 +4,7 @@ import { faultDelay } from "../lab/faults";
 import { lineLetGo } from "../locks/local-line";
 import { getStrategy } from "../locks/registry";
 import { countOutcome, observeLock, outcomeOf } from "../metrics";
-import { LockBusyError, LockLostError, LockUnavailableError, type LockOptions } from "../locks/types";
+import { LockBusyError, type LockOptions } from "../locks/types";
 import { getRedis } from "../redis";
 import { getActiveConfig } from "../sale/config";
 import { SKU, saleCounterKeys } from "../sale/keys";
@@ -13,6 +13,7 @@ import { appRecorder, holderId, holderTimeline } from "../timeline/holder-timeli
 import type { BuyCreate } from "../validations/buy";
 import type { ReservationMeta } from "./critical-section";
 import { SoldOutError, StoreUnavailableError, UnknownProductError } from "./errors";
+import { isConnectionError, storeCall } from "../store-call";
 import { forgetReservation, noteOrderStoreDown, orderStoreUp, recordOrder } from "./order-store";
 import { SaleSwitchingError, takeUnit } from "./take-unit";
 import { announceChange } from "../workshop/announce";
@@ -157,24 +158,4 @@ function waitLeftMs(waitTimeoutMs: number, arrivedAt: number, sku: string): numb
     throw new LockBusyError(sku, waitTimeoutMs, `this request already waited ${Math.round(waited)} ms in the instance's queue and on its way to the lock`);
   }
   return left;
-}
-
-/** A Redis or Postgres server that is down or not answering becomes a 503, not a 500. */
-export async function storeCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (!isConnectionError(error)) throw error;
-    throw new StoreUnavailableError(`a backing server did not answer: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-const CONNECTION_FAILURE =
-  /ECONNREFUSED|ECONNRESET|EPIPE|Connection is closed|Command timed out|MaxRetriesPerRequest|Stream isn't writeable|enableOfflineQueue|Can't reach database|P1001|P1017|connection terminated|terminating connection|Connection terminated|timeout exceeded when trying to connect|57P01|57P03/i;
-
-export function isConnectionError(error: unknown): boolean {
-  if (error instanceof LockBusyError || error instanceof LockUnavailableError || error instanceof LockLostError) return false;
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  return CONNECTION_FAILURE.test(`${error.name} ${String(code ?? "")} ${error.message}`);
 }

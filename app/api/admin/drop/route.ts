@@ -1,7 +1,7 @@
 import { adminRoute } from "@/lib/auth/guard";
 import { methodNotAllowed } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
-import { storeCall } from "@/lib/purchase/purchase";
+import { storeCall } from "@/lib/store-call";
 import { dropCreateSchema } from "@/lib/validations/workshop";
 import { closeDrop, dropOf, startDrop } from "@/lib/workshop/drop";
 

@@ -1,7 +1,7 @@
 import { cookies } from "next/headers";
 import { methodNotAllowed, publicRoute } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
-import { storeCall } from "@/lib/purchase/purchase";
+import { storeCall } from "@/lib/store-call";
 import { joinCreateSchema } from "@/lib/validations/workshop";
 import { BUYER_COOKIE, BUYER_COOKIE_MAX_AGE_S, joinWorkshop } from "@/lib/workshop/buyers";
 
