@@ -52,6 +52,15 @@ export function createReleaseSignals(subscriberFor: (nodeIndex: number) => Redis
         const wake = listeners.get(releasedChannel);
         if (wake) for (const listener of [...wake]) listener();
       });
+      // ioredis resubscribes on reconnect only to the channels Redis had confirmed. A SUBSCRIBE
+      // written while the connection was going down again (a node restarting) is dropped, its
+      // promise never settles, and the channel stayed silent: every waiter on it fell back to a
+      // look per second (200 waiters, one lock a second). Each time the connection is ready, every
+      // channel this process listens on is subscribed again; Redis ignores the ones it has.
+      const known = channels;
+      subscriber.on("ready", () => {
+        if (known.size > 0) subscriber.subscribe(...known.keys()).catch(() => undefined);
+      });
     }
     const known = channels.get(channel);
     if (known) return known;
