@@ -53,13 +53,13 @@ export function createReleaseSignals(subscriberFor: (nodeIndex: number) => Redis
         if (wake) for (const listener of [...wake]) listener();
       });
       // ioredis resubscribes on reconnect only to the channels Redis had confirmed. A SUBSCRIBE
-      // written while the connection was going down again (a node restarting) is dropped, its
-      // promise never settles, and the channel stayed silent: every waiter on it fell back to a
-      // look per second (200 waiters, one lock a second). Each time the connection is ready, every
-      // channel this process listens on is subscribed again; Redis ignores the ones it has.
-      const known = channels;
+      // written while the connection was going down again (a node restarting) is dropped and its
+      // promise never settles, so the channel would stay silent and every waiter on it fall back
+      // to a look per second. Each time the connection is ready, every channel this process
+      // listens on is subscribed again; Redis ignores the ones it has.
+      const listened = channels;
       subscriber.on("ready", () => {
-        if (known.size > 0) subscriber.subscribe(...known.keys()).catch(() => undefined);
+        if (listened.size > 0) subscriber.subscribe(...listened.keys()).catch(() => undefined);
       });
     }
     const known = channels.get(channel);

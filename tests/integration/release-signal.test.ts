@@ -9,6 +9,7 @@
  * and then 30 of the lock armed while the node was down all get in.
  */
 import { afterAll, afterEach, expect, it } from "vitest";
+import { sleep } from "@/lib/locks/contend";
 import { STRATEGY_FACTORIES } from "@/lib/locks/strategies";
 import { openLockClients } from "../support/lock-clients";
 import { stackControl } from "../support/stack";
@@ -22,7 +23,6 @@ afterAll(async () => {
   await clients.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let next = 0;
 const freshResource = () => `release-signal:${process.pid}:${++next}`;
 
