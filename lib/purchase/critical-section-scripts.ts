@@ -8,6 +8,8 @@ import { STREAM_CAP } from "../timeline/events";
 /** Script answers shared by the entry scripts (a stock read is ≥ 0). */
 export const REFUSED_STALE = -1;
 export const REFUSED_SWITCH = -2;
+/** The atomic take's answer to a buyer who already has an order in the sale (one order per buyer). */
+export const ALREADY_BOUGHT = -3;
 
 /** Refuses a buyer whose config epoch is not the current one, or any buyer while a switch drains. */
 const CHECK_EPOCH_ON_ENTRY = `
@@ -62,6 +64,15 @@ if reservation ~= '' then
 end
 `;
 
+/**
+ * One order per buyer: the buyer is marked in the same script as the stock write that sold them a
+ * unit, so a mark exists exactly when a write landed (the reconciler removes it with a unit it
+ * gives back). Expects locals \`buyers\` (the sale's set) and \`buyer\` ('' when the rule is off).
+ */
+const MARK_BUYER = `
+if buyer ~= '' then redis.call('SADD', buyers, buyer) end
+`;
+
 export const ENTER_CRITICAL_SECTION = `
 -- KEYS[1] holders per instance (hash); KEYS[2] peak holders; KEYS[3] stock; KEYS[4] config; KEYS[5] events
 -- ARGV[1] instance; ARGV[2] config epoch; ARGV[3] holder id for the timeline, or ''
@@ -74,9 +85,11 @@ return stock
 `;
 
 export const LEAVE_CRITICAL_SECTION = `
--- KEYS[1] holders per instance; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales; KEYS[6] events
+-- KEYS[1] holders per instance; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales; KEYS[6] events;
+-- KEYS[7] the sale's buyers with an order
 -- ARGV[1] instance; ARGV[2] stock to write, or ''; ARGV[3] epoch; ARGV[4] reservation id, or '';
--- ARGV[5] reservation JSON prefix; ARGV[6] sale id; ARGV[7] holder id for the timeline, or ''
+-- ARGV[5] reservation JSON prefix; ARGV[6] sale id; ARGV[7] holder id for the timeline, or '';
+-- ARGV[8] the buyer to mark with the write (one order per buyer), or ''
 ${RECORD_EVENT}
 if ARGV[2] == '' then
   redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
@@ -90,6 +103,8 @@ ${CHECK_EPOCH_ON_WRITE}
 redis.call('SET', KEYS[2], ARGV[2])
 local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[4], ARGV[5], ARGV[6]
 ${RECORD_RESERVATION}
+local buyers, buyer = KEYS[7], ARGV[8]
+${MARK_BUYER}
 redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
 record(KEYS[6], ARGV[7], ARGV[1], 'write', 's', ARGV[2], 'u', tonumber(ARGV[2]) + 1)
 return 1
@@ -121,9 +136,10 @@ return stock
 
 export const LEAVE_FENCED = `
 -- KEYS[1] holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales;
--- KEYS[6] highest token accepted; KEYS[7] refusals; KEYS[8] write log; KEYS[9] events
+-- KEYS[6] highest token accepted; KEYS[7] refusals; KEYS[8] write log; KEYS[9] events; KEYS[10] the sale's buyers with an order
 -- ARGV[1] instance; ARGV[2] stock to write, or ''; ARGV[3] epoch; ARGV[4] reservation id, or '';
--- ARGV[5] reservation JSON prefix; ARGV[6] sale id; ARGV[7] fencing token; ARGV[8] holder id, or ''
+-- ARGV[5] reservation JSON prefix; ARGV[6] sale id; ARGV[7] fencing token; ARGV[8] holder id, or '';
+-- ARGV[9] the buyer to mark with the write (one order per buyer), or ''
 ${RECORD_EVENT}
 if ARGV[2] == '' then
   redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
@@ -145,23 +161,33 @@ redis.call('SET', KEYS[6], ARGV[7])
 redis.call('SET', KEYS[2], ARGV[2])
 local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[4], ARGV[5], ARGV[6]
 ${RECORD_RESERVATION}
+local buyers, buyer = KEYS[10], ARGV[9]
+${MARK_BUYER}
 record(KEYS[9], ARGV[8], ARGV[1], 'write', 's', ARGV[2], 'u', tonumber(ARGV[2]) + 1, 'f', ARGV[7])
 redis.call('RPUSH', KEYS[8], ARGV[7])  -- the tokens of accepted writes, in order (for the lab)
 redis.call('LTRIM', KEYS[8], -10000, -1)
 return 1
 `;
 
-/** The lock-free purchase: check, decrement and reserve in one atomic step (counted like a holder). */
+/**
+ * The lock-free purchase: check, decrement and reserve in one atomic step (counted like a holder);
+ * under one order per buyer, the buyer's check and mark are part of the same step.
+ */
 export const TAKE_UNIT_ATOMICALLY = `
--- KEYS[1] peak holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales; KEYS[6] events
+-- KEYS[1] peak holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales; KEYS[6] events;
+-- KEYS[7] the sale's buyers with an order
 -- ARGV[1] epoch; ARGV[2] reservation id; ARGV[3] reservation JSON prefix (unit added here); ARGV[4] sale id;
--- ARGV[5] holder id for the timeline, or ''; ARGV[6] instance
+-- ARGV[5] holder id for the timeline, or ''; ARGV[6] instance; ARGV[7] the buyer (one order per buyer), or ''
 ${RECORD_EVENT}
 local config = redis.call('HMGET', KEYS[3], 'epoch', 'draining')
 if (config[1] or '0') ~= ARGV[1] then return -2 end
 if config[2] and tonumber(config[2]) > tonumber(redis.call('TIME')[1]) * 1000 then return -2 end
 if redis.call('GET', KEYS[1]) == false then
   redis.call('SET', KEYS[1], 1)      -- one script runs at a time: never more than one "holder"
+end
+local buyers, buyer = KEYS[7], ARGV[7]
+if buyer ~= '' and redis.call('SISMEMBER', buyers, buyer) == 1 then
+  return -3                          -- this buyer already has an order in this sale
 end
 local stock = tonumber(redis.call('GET', KEYS[2]) or '0')
 if stock <= 0 then
@@ -170,6 +196,7 @@ end
 local left = redis.call('DECR', KEYS[2])
 local pending, sales, reservation, entry, saleId = KEYS[4], KEYS[5], ARGV[2], ARGV[3] .. ',"unit":' .. stock, ARGV[4]
 ${RECORD_RESERVATION}
+${MARK_BUYER}
 record(KEYS[6], ARGV[5], ARGV[6], 'atomic-take', 's', left, 'u', stock)
 return left                          -- the stock left after this unit
 `;
@@ -222,10 +249,10 @@ const registered = new WeakSet<Redis>();
 export function defineCriticalSectionScripts(client: Redis): void {
   if (!registered.has(client)) {
     client.defineCommand("enterCriticalSection", { numberOfKeys: 5, lua: ENTER_CRITICAL_SECTION });
-    client.defineCommand("leaveCriticalSection", { numberOfKeys: 6, lua: LEAVE_CRITICAL_SECTION });
-    client.defineCommand("takeUnitAtomically", { numberOfKeys: 6, lua: TAKE_UNIT_ATOMICALLY });
+    client.defineCommand("leaveCriticalSection", { numberOfKeys: 7, lua: LEAVE_CRITICAL_SECTION });
+    client.defineCommand("takeUnitAtomically", { numberOfKeys: 7, lua: TAKE_UNIT_ATOMICALLY });
     client.defineCommand("enterFenced", { numberOfKeys: 7, lua: ENTER_FENCED });
-    client.defineCommand("leaveFenced", { numberOfKeys: 9, lua: LEAVE_FENCED });
+    client.defineCommand("leaveFenced", { numberOfKeys: 10, lua: LEAVE_FENCED });
     client.defineCommand("giveBackUnit", { numberOfKeys: 7, lua: GIVE_BACK_UNIT });
     registered.add(client);
   }

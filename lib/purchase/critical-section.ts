@@ -1,7 +1,7 @@
 import type Redis from "ioredis";
 import { CONFIG_KEY, PENDING_SALES_KEY, SALE_KEY, STOCK_KEY, saleCounterKeys } from "../sale/keys";
 import { eventStreamKey } from "../timeline/events";
-import { REFUSED_STALE, REFUSED_SWITCH, scripts } from "./critical-section-scripts";
+import { ALREADY_BOUGHT, REFUSED_STALE, REFUSED_SWITCH, scripts } from "./critical-section-scripts";
 
 /**
  * The critical section's Redis side, measured. Entering counts the holders inside (per instance,
@@ -52,9 +52,10 @@ export interface CriticalSection {
   readonly stock: number | EntryRefusal;
   /**
    * Counts the holder out and, given `newStock`, writes it — recording `reservation` for the unit
-   * just taken when one is given. Resolves with whether the write landed.
+   * just taken when one is given, and marking `buyer` (one order per buyer) when one is given, in
+   * the same step: no write, no mark. Resolves with whether the write landed.
    */
-  leave(newStock?: number, reservation?: ReservationMeta): Promise<LeaveResult>;
+  leave(newStock?: number, reservation?: ReservationMeta, buyer?: string): Promise<LeaveResult>;
 }
 
 export interface EnterOptions {
@@ -82,6 +83,7 @@ export async function enterCriticalSection(redis: Redis, options: EnterOptions):
   const run = scripts(redis);
   const writeArgs = (newStock: number | undefined, reservation: ReservationMeta | undefined, unit: number) =>
     [newStock === undefined ? "" : String(newStock), epoch, reservation?.id ?? "", reservation ? reservationPrefix(reservation, unit) : "", String(saleId)] as const;
+  const marked = (newStock: number | undefined, buyer: string | undefined) => (newStock === undefined ? "" : buyer ?? "");
   const landed = (answer: number): LeaveResult => (answer === 1 ? "written" : answer === REFUSED_SWITCH ? "switching" : "stale");
 
   if (fencingToken === undefined) {
@@ -90,10 +92,10 @@ export async function enterCriticalSection(redis: Redis, options: EnterOptions):
     if (refused) return { stock: refused, leave: async () => refused };
     return {
       stock: read,
-      leave: async (newStock, reservation) =>
+      leave: async (newStock, reservation, buyer) =>
         landed(await run.leaveCriticalSection(
-          keys.holders, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, events,
-          instance, ...writeArgs(newStock, reservation, read), holder,
+          keys.holders, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, events, keys.buyers,
+          instance, ...writeArgs(newStock, reservation, read), holder, marked(newStock, buyer),
         )),
     };
   }
@@ -102,10 +104,10 @@ export async function enterCriticalSection(redis: Redis, options: EnterOptions):
   if (refused) return { stock: refused, leave: async () => refused };
   return {
     stock: read,
-    leave: async (newStock, reservation) =>
+    leave: async (newStock, reservation, buyer) =>
       landed(await run.leaveFenced(
-        keys.holders, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, keys.fence, keys.staleRefused, keys.fenceLog, events,
-        instance, ...writeArgs(newStock, reservation, read), fencingToken, holder,
+        keys.holders, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, keys.fence, keys.staleRefused, keys.fenceLog, events, keys.buyers,
+        instance, ...writeArgs(newStock, reservation, read), fencingToken, holder, marked(newStock, buyer),
       )),
   };
 }
@@ -115,16 +117,23 @@ export async function clearInstanceHolders(redis: Redis, saleId: number, instanc
   await redis.hdel(saleCounterKeys(saleId).holders, instance);
 }
 
-export type AtomicTake = { readonly stockSeen: number; readonly stockLeft: number } | "sold-out" | "switching";
+export type AtomicTake = { readonly stockSeen: number; readonly stockLeft: number } | "sold-out" | "switching" | "already-bought";
 
-/** Takes one unit with no lock, reserving it for `reservation`; `holder` records it on the timeline. */
-export async function takeUnitAtomically(redis: Redis, saleId: number, epoch: number, reservation: ReservationMeta, holder = ""): Promise<AtomicTake> {
+/**
+ * Takes one unit with no lock, reserving it for `reservation`; `holder` records it on the timeline.
+ * Given `onePerBuyer`, refuses a buyer who already has an order in the sale and marks the buyer
+ * with the unit, in the same atomic step.
+ */
+export async function takeUnitAtomically(
+  redis: Redis, saleId: number, epoch: number, reservation: ReservationMeta, holder = "", onePerBuyer = "",
+): Promise<AtomicTake> {
   const keys = saleCounterKeys(saleId);
   const left = await scripts(redis).takeUnitAtomically(
-    keys.peak, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, eventStreamKey(saleId),
-    String(epoch), reservation.id, reservationPrefix(reservation), saleId, holder, reservation.instance,
+    keys.peak, STOCK_KEY, CONFIG_KEY, keys.pending, PENDING_SALES_KEY, eventStreamKey(saleId), keys.buyers,
+    String(epoch), reservation.id, reservationPrefix(reservation), saleId, holder, reservation.instance, onePerBuyer,
   );
   if (left === REFUSED_SWITCH) return "switching";
+  if (left === ALREADY_BOUGHT) return "already-bought";
   return left < 0 ? "sold-out" : { stockSeen: left + 1, stockLeft: left };
 }
 

@@ -77,12 +77,9 @@ export async function takeUnit(
   const buyersKey = saleCounterKeys(saleId).buyers;
   const once = extras.onePerBuyer;
   if (lock.lockFree) {
-    // No lock to check under: SADD is the atomic claim, undone if no unit comes of it.
-    if (once !== undefined && (await redis.sadd(buyersKey, once)) === 0) throw new OnePerBuyerError(once);
-    const taken = await takeUnitAtomically(redis, saleId, epoch, reservation ?? { id: "", buyer: "", instance, strategy: "", runId: null }, timeline?.holder);
-    // Undone only when no unit was taken for sure; a script whose answer never came may have taken
-    // one (its reservation then says so), and the reconciler frees the buyer if it gives it back.
-    if (typeof taken === "string" && once !== undefined) await redis.srem(buyersKey, once);
+    // No lock to check under: the script checks and marks the buyer in the step that takes the unit.
+    const taken = await takeUnitAtomically(redis, saleId, epoch, reservation ?? { id: "", buyer: "", instance, strategy: "", runId: null }, timeline?.holder, once);
+    if (taken === "already-bought") throw new OnePerBuyerError(once ?? "");
     if (taken === "sold-out") return undefined;
     if (taken === "switching") refused(sku, taken);
     return taken;
@@ -119,18 +116,13 @@ export async function takeUnit(
       if (held.sequencerCurrent && !(await held.sequencerCurrent())) throw new LockLostError(sku);
       written = stock - 1;
     } finally {
-      // Sent before the write on the same connection: whoever holds the lock next sees the mark.
-      // If the write's answer never comes, the mark stays (the unit may be sold); the reconciler frees the buyer if it gives the unit back.
-      const marking = written !== undefined && once !== undefined ? redis.sadd(buyersKey, once).catch(() => 0) : undefined;
-      const leaving = inside.leave(written, written === undefined ? undefined : reservation);
+      // The buyer is marked by the write itself: whoever holds the lock next sees the mark, and a
+      // write that never landed leaves no mark (the reconciler frees the buyer with a unit it gives back).
+      const leaving = inside.leave(written, written === undefined ? undefined : reservation, once);
       held.writeSent?.();
       outcome = await leaving;
-      if (marking) await marking;
     }
-    if (outcome !== "written") {
-      if (once !== undefined && written !== undefined) await redis.srem(buyersKey, once);
-      refused(sku, outcome);
-    }
+    if (outcome !== "written") refused(sku, outcome);
     return { stockSeen: stock, stockLeft: written };
   };
 
