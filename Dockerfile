@@ -24,6 +24,6 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=5s --timeout=3s --start-period=20s --retries=5 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:3000/api/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# The preload raises the listen backlog from Node's 511 (see scripts/app-listener.cjs; the image binds
-# its port itself, so it has one acceptor: the local stack hands each instance several).
-CMD ["node", "--require", "./scripts/app-listener.cjs", "node_modules/next/dist/bin/next", "start", "-p", "3000", "-H", "0.0.0.0"]
+# The launcher binds the port with a backlog of 4,096 and hands it to `next start` as 16 acceptors,
+# as the local stack does (scripts/stack/app-launch.ts, scripts/app-listener.cjs); it passes SIGTERM on.
+CMD ["node", "--import", "tsx", "scripts/stack/app-launch.ts", "0.0.0.0", "3000", "node_modules/next/dist/bin/next", "start", "-p", "3000", "-H", "0.0.0.0"]

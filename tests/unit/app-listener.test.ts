@@ -3,13 +3,14 @@
  * processes: the backlog as the kernel reports it (ss's Send-Q of a listener is its backlog), and
  * how many connections a busy instance takes in per turn of its event loop.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const PRELOAD = path.resolve("scripts/app-listener.cjs");
+const LAUNCHER = path.resolve("scripts/stack/app-launch.ts");
 const SOMAXCONN = Number(fs.readFileSync("/proc/sys/net/core/somaxconn", "utf8"));
 
 /** Starts a server the way `code` says in a child (with the preload), and reads its backlog back. */
@@ -41,6 +42,25 @@ const BUSY_SERVER = `
   server.on("connection", (socket) => { socket.acceptedOnTurn = turn; });
   server.listen(0, "127.0.0.1", () => process.stdout.write(JSON.stringify(server.address())));`;
 
+/** The listener's backlog as the kernel reports it. */
+const backlogOnPort = (port: number) => Number(execFileSync("ss", ["-ltnH", `sport = :${port}`], { encoding: "utf8" }).trim().split(/\s+/)[2]);
+
+/** What the busy server printed when it listened (its address). */
+const listening = (child: ChildProcess) =>
+  new Promise<net.AddressInfo>((resolve, reject) => {
+    child.stdout!.once("data", (data) => resolve(JSON.parse(String(data))));
+    child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
+  });
+
+/** Opens `connections` connections to `port` at once and returns the turn each was accepted on. */
+function burst(port: number, connections: number): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: connections }, () =>
+      fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(20_000), headers: { connection: "close" } }).then(async (r) => Number(await r.text())),
+    ),
+  );
+}
+
 /**
  * Binds a socket here, hands it to the busy server as `acceptors` descriptors (as the stack
  * supervisor does), opens `connections` connections at once and returns the turn each was accepted on.
@@ -56,14 +76,8 @@ async function acceptTurns(acceptors: number, connections: number): Promise<{ tu
   });
   listener.close();
   try {
-    const address = await new Promise<net.AddressInfo>((resolve) => child.stdout!.once("data", (data) => resolve(JSON.parse(String(data)))));
-    const backlog = Number(execFileSync("ss", ["-ltnH", `sport = :${port}`], { encoding: "utf8" }).trim().split(/\s+/)[2]);
-    const turns = await Promise.all(
-      Array.from({ length: connections }, () =>
-        fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(20_000), headers: { connection: "close" } }).then(async (r) => Number(await r.text())),
-      ),
-    );
-    return { turns, address, port, backlog };
+    const address = await listening(child);
+    return { address, port, backlog: backlogOnPort(port), turns: await burst(port, connections) };
   } finally {
     child.kill("SIGKILL");
   }
@@ -96,5 +110,27 @@ describe("the app instances' listener", () => {
     // Every connection was answered, in far fewer turns than one per connection.
     expect(sixteen.turns).toHaveLength(60);
     expect(new Set(sixteen.turns).size).toBeLessThanOrEqual(20);
+  }, 60_000);
+
+  it("is handed its socket the same way in the Docker image (the launcher), which passes SIGTERM on and exits with the instance", async () => {
+    const launcher = spawn(process.execPath, ["--import", "tsx", LAUNCHER, "127.0.0.1", "0", "-e", BUSY_SERVER], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const exited = new Promise<number | null>((resolve) => launcher.once("exit", (code) => resolve(code)));
+    try {
+      const { port } = await listening(launcher);
+      expect(backlogOnPort(port)).toBe(Math.min(4096, SOMAXCONN));
+      const turns = await burst(port, 60);
+      expect(turns).toHaveLength(60);
+      expect(mostOnOneTurn(turns)).toBeGreaterThan(1);
+      expect(new Set(turns).size).toBeLessThanOrEqual(20);
+
+      launcher.kill("SIGTERM");
+      // The instance ended by SIGTERM: the launcher exits as a shell reports it (128 + 15).
+      expect(await exited).toBe(143);
+      await expect(fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+    } finally {
+      launcher.kill("SIGKILL");
+    }
   }, 60_000);
 });

@@ -2,8 +2,8 @@
 // production build as a child, readiness, and the restart of an instance that exits unexpectedly,
 // unless it keeps dying.
 
-import net from "node:net";
 import path from "node:path";
+import { LISTENER_PRELOAD, bindAppSocket, handOver } from "../app-socket";
 import type { AppConfig } from "../config";
 import { StackError } from "../errors";
 import { say, since, tail, warn } from "../log";
@@ -25,16 +25,6 @@ import {
 import type { StackContext } from "../service";
 
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
-/** How the instance's HTTP server listens, which `next start` cannot set (see the file). */
-const LISTENER_PRELOAD = path.join(ROOT, "scripts", "app-listener.cjs");
-/** The instance's listen backlog (the kernel caps it at net.core.somaxconn). */
-const LISTEN_BACKLOG = 4096;
-/**
- * Descriptors of its one listening socket an instance gets, each accepting one connection per turn
- * of its event loop (libuv accepts one per handle per turn): a burst of nginx connections is taken
- * in within a few turns instead of one turn per connection.
- */
-const ACCEPTORS = 16;
 const APP_READY_TIMEOUT_MS = 60_000;
 /** More unexpected exits than this within CRASH_WINDOW_MS and an instance is left stopped. */
 const MAX_CRASHES = 5;
@@ -115,19 +105,17 @@ export async function startApp(ctx: StackContext, app: App): Promise<number> {
   app.state = "starting";
   app.intentionalStop = false;
   const args = ["--require", LISTENER_PRELOAD, NEXT_BIN, "start", "-p", String(app.port), "-H", "127.0.0.1"];
-  const listener = await bindListener(app.port).catch((error: unknown) => {
+  const listener = await bindAppSocket("127.0.0.1", app.port).catch((error: Error) => {
     app.state = "stopped";
-    throw error;
+    throw new StackError(`port ${app.port} is not free for the app instance: ${error.message}`);
   });
   let handle: ChildHandle;
   try {
-    // Spawned in the same tick as the bind: this process never polls the socket, so it accepts
-    // nothing; its copy is closed at once, and the socket lives exactly as long as the instance.
-    const fd = (listener as unknown as { _handle: { fd: number } })._handle.fd;
+    const socket = handOver(listener);
     handle = spawnChild(app.instance, process.execPath, args, {
-      env: { ...appEnv(ctx, app), LISTEN_BACKLOG: String(LISTEN_BACKLOG), LOCKLAB_LISTEN_FDS: String(ACCEPTORS) },
+      env: { ...appEnv(ctx, app), ...socket.env },
       record: { kind: "app", port: app.port },
-      passFds: Array.from({ length: ACCEPTORS }, () => fd),
+      passFds: socket.fds,
     });
   } finally {
     listener.close();
@@ -153,15 +141,6 @@ export async function startApp(ctx: StackContext, app: App): Promise<number> {
   }
   app.state = "running";
   return t0;
-}
-
-/** The instance's listening socket on 127.0.0.1, bound here and handed over (scripts/app-listener.cjs). */
-function bindListener(port: number): Promise<net.Server> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", (error) => reject(new StackError(`port ${port} is not free for the app instance: ${error.message}`)));
-    server.listen({ host: "127.0.0.1", port, backlog: LISTEN_BACKLOG }, () => resolve(server));
-  });
 }
 
 function onAppExit(ctx: StackContext, app: App, handle: ChildHandle, exit: ExitInfo): void {
