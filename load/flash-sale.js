@@ -1,6 +1,7 @@
 /*
- * Lock Lab flash-sale spike for k6 (v0.45+). Every VU hammers POST /api/buy with its own buyer per
- * request and classifies each answer: 201 bought, 409 sold out, 423 busy, anything else an error.
+ * Lock Lab flash-sale spike for stock k6 (v0.45 through v2). Every VU hammers POST /api/buy with its
+ * own buyer per request and classifies each answer: 201 bought, 409 sold out, 423 busy, anything
+ * else an error.
  * Plain ES2019 on purpose — no `?.`, `??`, object spread or class fields — so stock k6 runs it.
  *
  * The open model is the default, as a flash sale is: buyers arrive at a rate whatever the store

@@ -7,9 +7,10 @@ import { K6_METRICS, summaryFromK6, type K6SummaryData } from "@/lib/runs/k6-sum
 import { runCompleteSchema } from "@/lib/validations/run";
 
 /**
- * load/flash-sale.js must run on stock k6 v0.45+, whose JS runtime rejects newer syntax. Parsing
- * as ES2019 rejects `?.`, `??`, class fields, top-level await and `import()`; object spread/rest
- * (ES2018) parse there but older k6 builds still choke on them, so the walk rejects those too.
+ * load/flash-sale.js must run on stock k6 from v0.45 through v2, whose older JS runtimes reject
+ * newer syntax. Parsing as ES2019 rejects `?.`, `??`, class fields, top-level await and `import()`;
+ * object spread/rest (ES2018) parse there but older k6 builds still choke on them, so the walk
+ * rejects those too.
  */
 const SCRIPT_PATH = path.resolve(__dirname, "../../load/flash-sale.js");
 const script = readFileSync(SCRIPT_PATH, "utf8");
@@ -227,6 +228,16 @@ describe("flash-sale.js behaviour", () => {
     // Valid k6 options: an arrival-rate executor needs VUs to start with and a cap at least as high.
     expect((spike as unknown as { preAllocatedVUs: number }).preAllocatedVUs).toBeLessThanOrEqual(800);
     expect(() => loadScript({ MODEL: "poisson" }, () => json(409, {}))).toThrow("MODEL must be open or closed");
+  });
+
+  it("uses only options k6 has from v0.45 through v2 (v2 removed the externally-controlled executor and ext.loadimpact)", () => {
+    const executors = ["shared-iterations", "per-vu-iterations", "constant-vus", "ramping-vus", "constant-arrival-rate", "ramping-arrival-rate"];
+    const envs: Record<string, string>[] = [{}, { MODEL: "closed" }, { MODEL: "closed", ITERATIONS: "10" }];
+    for (const env of envs) {
+      const options = loadScript(env, () => json(409, {})).loaded.options as unknown as Record<string, unknown> & { scenarios: Record<string, { executor: string }> };
+      expect(Object.keys(options).sort()).toEqual(["noConnectionReuse", "scenarios", "summaryTrendStats", "thresholds"]);
+      for (const scenario of Object.values(options.scenarios)) expect(executors).toContain(scenario.executor);
+    }
   });
 
   it("fails the run through its thresholds when the server's accounting finds a unit sold twice or lost", () => {
