@@ -10,6 +10,7 @@ import { getDb } from "@/lib/db";
 import { getConfig, resetConfig } from "@/lib/sale/config";
 import { adminFetch, signIn } from "../support/admin";
 import { PUBLIC_URL, blast, getSaleStats, instanceUrl, prepareSale } from "../support/stack";
+import { waitFor } from "../support/wait";
 
 const ADMIN_ROUTES: readonly [string, string, unknown?][] = [
   ["GET", "/api/admin/config"],
@@ -195,12 +196,12 @@ describe("one stack claim for load runs and lab runs", () => {
     expect(refused.json.code).toBe("run_in_progress");
     expect(String(refused.json.message)).toContain(`lab run ${labRunId}`);
 
-    const deadline = Date.now() + 60_000;
-    let status = "running";
-    while (status === "running" && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      status = ((await adminFetch(cookie, "GET", `/api/admin/lab/runs/${labRunId}`)).json.labRun as { status: string }).status;
-    }
+    const { status } = await waitFor(async () => {
+      const answer = await adminFetch(cookie, "GET", `/api/admin/lab/runs/${labRunId}`);
+      const labRun = answer.json.labRun as { status: string } | undefined;
+      if (!labRun) throw new Error(`GET /api/admin/lab/runs/${labRunId} answered ${answer.status} without a lab run`);
+      return labRun;
+    }, { until: (labRun) => labRun.status !== "running", timeoutMs: 60_000, intervalMs: 250, what: `lab run ${labRunId} to finish` });
     expect(status).toBe("completed");
     const started = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", initialStock: 5 });
     expect(started.status).toBe(201);
@@ -270,11 +271,13 @@ describe("open-model runs", () => {
     });
     expect(created.status).toBe(201);
     const id = (created.json.run as { id: number }).id;
-    let run: Record<string, unknown> = {};
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && run.status !== "completed"; ) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      run = (await adminFetch(cookie, "GET", `/api/admin/runs/${id}`)).json.run as Record<string, unknown>;
-    }
+    // A run is "running" until it is "completed" or "failed".
+    const run = await waitFor(async () => {
+      const answer = await adminFetch(cookie, "GET", `/api/admin/runs/${id}`);
+      const found = answer.json.run as Record<string, unknown> | undefined;
+      if (!found) throw new Error(`GET /api/admin/runs/${id} answered ${answer.status} without a run`);
+      return found;
+    }, { until: (found) => found.status !== "running", timeoutMs: 60_000, intervalMs: 250, what: `run ${id} to finish` });
     expect(run).toMatchObject({ status: "completed", requests: 60, orders: 20, knobs: expect.objectContaining({ model: "open", rate: 100 }) });
   });
 });

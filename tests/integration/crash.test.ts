@@ -9,6 +9,7 @@ import { resetConfig } from "@/lib/sale/config";
 import { getSaleStats } from "@/lib/sale/sale";
 import { HONEST, currentSaleId, honest, pendingUnits, settledSale } from "../support/accounting";
 import { blast, instanceUrl, postBuy, prepareSale, stackControl } from "../support/stack";
+import { waitFor } from "../support/wait";
 
 const STOCK = 20;
 
@@ -24,11 +25,12 @@ async function buyThroughAppOne(): Promise<void> {
 
 /** Until the held purchase's unit is reserved (its stock written, its order not yet recorded). */
 async function reservationAppeared(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await pendingUnits(await currentSaleId())).length === 0) {
-    if (Date.now() > deadline) throw new Error("no reservation appeared");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(async () => pendingUnits(await currentSaleId()), {
+    until: (pending) => pending.length > 0,
+    timeoutMs: 10_000,
+    intervalMs: 20,
+    what: "the held purchase's unit to be reserved (a pending unit in Redis)",
+  });
 }
 
 /** One buyer reserves a unit on app-1 and is held before its order; `meanwhile` runs; app-1 is SIGKILLed. */

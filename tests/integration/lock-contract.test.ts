@@ -1,43 +1,63 @@
 /**
  * The lock contract in node-redlock's shape: one `runLockContract` registered once per strategy,
  * each strategy built by its factory on this test's own clients and run in this process against
- * the real Redis nodes and Postgres (no app, no nginx). What every
- * strategy promises its caller: mutual exclusion among concurrent acquirers (or, for the unsafe
- * ones, the failure they exist to show), busy at the wait timeout, release when the critical
- * section throws, unavailable when its servers are down, the signal aborting when a lease runs
- * out, FIFO order for the strategies whose waiters line up. The end-to-end contract through
- * nginx stays in contract.test.ts.
+ * the real Redis nodes and Postgres (no app, no nginx). What every strategy promises its caller,
+ * claim by claim — and where a claim does not hold, the test of what the strategy does instead,
+ * so no strategy silently skips a test:
+ *
+ * - exclusive: one holder at a time among 200 concurrent acquirers / the unsafe ones overlap.
+ * - waits: a waiter is busy at its wait timeout / a lock that never waits answers busy at once
+ *   (pg-nowait), and no lock at all lets the second caller straight in (none, atomic).
+ * - a wait timeout of 0 tries once: it gets a free lock, and is busy at once behind a holder.
+ * - release when the critical section throws / nothing to release without a lock.
+ * - lease: the signal aborts once the lease ran out / without a lease (or with one renewed while
+ *   the holder works) the signal never aborts, however far the work runs past the TTL.
+ * - fifo: waiters of this process get in in arrival order / they all get in, in no promised order.
+ * - unavailable when its servers are down / a strategy that needs no server works without one.
+ *
+ * The end-to-end contract through nginx stays in contract.test.ts.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { LockClients } from "@/lib/locks/clients";
+import { etcdLeaseSeconds } from "@/lib/locks/etcd-lock";
 import { STRATEGY_FACTORIES, STRATEGY_NAMES, type StrategyName } from "@/lib/locks/strategies";
 import { LockBusyError, LockUnavailableError, type LockOptions } from "@/lib/locks/types";
+import { zookeeperSessionMs } from "@/lib/locks/zookeeper-lock";
 import { resetConfig } from "@/lib/sale/config";
 import { SKU } from "@/lib/sale/keys";
 import { openLockClients } from "../support/lock-clients";
 import { stackControl } from "../support/stack";
+import { sleep, waitFor } from "../support/wait";
 
 interface Topology {
-  /** The stack-control calls that take away what the strategy needs (to see "unavailable"). */
+  /** The stack-control calls that take away what the strategy needs (to see "unavailable"). Empty: it needs no server. */
   readonly stop?: readonly string[];
 }
 
 interface Claims {
   /** Two holders never overlap (false: the unsafe strategy shows overlap under contention). */
   readonly exclusive: boolean;
-  /** A waiter gives up as busy at its wait timeout. */
+  /** A waiter gives up as busy at its wait timeout (false: it never waits at all). */
   readonly waits: boolean;
-  /** `signal` aborts when the lease runs out. */
+  /** `signal` aborts when the lease runs out (false: no lease, or one renewed while the holder works). */
   readonly lease: boolean;
+  /**
+   * Without a lease that runs out (`lease: false`): the lease is renewed while the holder works
+   * (watchdog, ZooKeeper session, etcd keepalive), so the holder's time left stays positive.
+   * Absent: there is no lease at all, and no time left to ask.
+   */
+  readonly renews?: boolean;
   /** The holder can ask its lease's time left (every lease but the naive setnx, which skips the check on purpose). */
   readonly checked?: boolean;
   /** Waiters of this process get the lock in arrival order (the local line's promise). */
   readonly fifo: boolean;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let nextResource = 0;
 /** Each test its own resource, so no lock of an earlier test is in the way. */
 const freshResource = () => `contract:${process.pid}:${++nextResource}`;
+/** The longest a test's holder stays inside before it gives up on being let go (a failing test never strands it). */
+const MAX_HOLD_MS = 10_000;
 
 afterEach(async () => {
   await stackControl("/reset-faults");
@@ -48,13 +68,71 @@ afterAll(async () => {
   await resetConfig();
 });
 
+/** Lock clients that reach no server: every one throws when asked for. */
+function unreachableClients(): LockClients {
+  const refuse = (what: string) => (): never => {
+    throw new Error(`${what}: this strategy was promised to need no server`);
+  };
+  const refusingSignals = new Proxy({}, { get: (_target, property) => refuse(`release signals (${String(property)})`)() });
+  return {
+    redis: refuse("redis"),
+    redisNodes: refuse("redisNodes"),
+    watchConnection: refuse("watchConnection"),
+    lockPool: refuse("lockPool"),
+    services: refuse("services"),
+    releases: refusingSignals as LockClients["releases"],
+    sentinelReleases: refusingSignals as LockClients["sentinelReleases"],
+  };
+}
+
+/**
+ * The lease a strategy really holds for a TTL knob of `ttlMs`: ZooKeeper's session timeout and
+ * etcd's whole-second lease have bounds of their own (lib/locks/zookeeper-lock.ts, etcd-lock.ts).
+ */
+function grantedLeaseMs(name: StrategyName, ttlMs: number): number {
+  if (name.startsWith("etcd")) return etcdLeaseSeconds(ttlMs) * 1000;
+  if (name.startsWith("zookeeper")) return zookeeperSessionMs(ttlMs);
+  return ttlMs;
+}
+
 function runLockContract(name: StrategyName, claims: Claims, topology: Topology) {
   const strategy = STRATEGY_FACTORIES[name](clients);
   // The row lock locks a row of lock_rows: the seeded one.
   const resourceFor = () => (name.startsWith("pg-") ? SKU : freshResource());
   const options = (overrides: Partial<LockOptions> = {}): LockOptions => ({ ttlMs: 5000, waitTimeoutMs: 10_000, ...overrides });
 
+  /**
+   * Runs `body` while another acquirer of `resource` is inside the lock, and lets that holder go
+   * once `body` is done, whatever it did. The holder gives up after MAX_HOLD_MS (and fails the
+   * test) if it is never let go.
+   */
+  async function whileHeld<T>(resource: string, body: () => Promise<T>): Promise<T> {
+    let entered = false;
+    let letGo = false;
+    let inside!: () => void;
+    const holderInside = new Promise<void>((resolve) => (inside = resolve));
+    const holder = strategy.withLock(resource, options(), async () => {
+      entered = true;
+      inside();
+      await waitFor(() => letGo, { timeoutMs: MAX_HOLD_MS, what: "the test to let its holder go" });
+    });
+    await Promise.race([holderInside, holder]);
+    if (!entered) throw new Error("the holder left without ever being inside");
+    let result: T;
+    try {
+      result = await body();
+    } catch (error) {
+      letGo = true;
+      await holder.catch(() => undefined);
+      throw error;
+    }
+    letGo = true;
+    await holder;
+    return result;
+  }
+
   describe(`${name} (in-process contract)`, () => {
+    // ── exclusive ──────────────────────────────────────────────────────────────────────────────
     it(claims.exclusive ? "200 concurrent acquirers: one holder at a time" : "200 concurrent acquirers: holders overlap, as this strategy shows", async () => {
       const resource = resourceFor();
       let inside = 0;
@@ -65,7 +143,7 @@ function runLockContract(name: StrategyName, claims: Claims, topology: Topology)
           entered++;
           inside++;
           peak = Math.max(peak, inside);
-          await sleep(1);
+          await sleep(1); // a holder that works a moment, so an overlap would show
           inside--;
         })));
       const refused = answers.flatMap((answer) => (answer.status === "rejected" ? [answer.reason as unknown] : []));
@@ -77,61 +155,154 @@ function runLockContract(name: StrategyName, claims: Claims, topology: Topology)
       else expect(peak).toBeGreaterThan(1);
     });
 
-    it.runIf(claims.waits)("a waiter is answered busy at its wait timeout while another holds the lock", async () => {
-      const resource = resourceFor();
-      let holding!: () => void;
-      const held = new Promise<void>((resolve) => (holding = resolve));
-      const holder = strategy.withLock(resource, options(), async () => {
-        holding();
-        await sleep(1500);
+    // ── waits ──────────────────────────────────────────────────────────────────────────────────
+    if (claims.waits) {
+      it("a waiter is answered busy at its wait timeout while another holds the lock", async () => {
+        const resource = resourceFor();
+        await whileHeld(resource, async () => {
+          const startedAt = Date.now();
+          await expect(strategy.withLock(resource, options({ waitTimeoutMs: 300 }), async () => {})).rejects.toBeInstanceOf(LockBusyError);
+          const waited = Date.now() - startedAt;
+          expect(waited).toBeGreaterThanOrEqual(250);
+          expect(waited).toBeLessThan(1500);
+        });
       });
-      await held;
-      const startedAt = Date.now();
-      await expect(strategy.withLock(resource, options({ waitTimeoutMs: 300 }), async () => {})).rejects.toBeInstanceOf(LockBusyError);
-      const waited = Date.now() - startedAt;
-      expect(waited).toBeGreaterThanOrEqual(250);
-      expect(waited).toBeLessThan(1500);
-      await holder;
-    });
-
-    it.runIf(claims.waits)("releases when the critical section throws: the next acquirer gets in long before the TTL", async () => {
-      const resource = resourceFor();
-      await expect(strategy.withLock(resource, options({ ttlMs: 20_000 }), async () => {
-        throw new Error("the work failed");
-      })).rejects.toThrow("the work failed");
-      const startedAt = Date.now();
-      await strategy.withLock(resource, options({ ttlMs: 20_000, waitTimeoutMs: 5000 }), async () => {});
-      expect(Date.now() - startedAt).toBeLessThan(2000);
-    });
-
-    it.runIf(claims.lease)("the signal aborts once the lease has run out", async () => {
-      const resource = resourceFor();
-      const seen = await strategy.withLock(resource, options({ ttlMs: 300 }), async (held) => {
-        const early = held.signal.aborted;
-        await sleep(700);
-        return { early, late: held.signal.aborted, left: held.timeLeftMs?.() };
+    } else if (claims.exclusive) {
+      it("does not wait: a buyer who finds the lock held is answered busy at once, long before its wait timeout", async () => {
+        const resource = resourceFor();
+        await whileHeld(resource, async () => {
+          const startedAt = Date.now();
+          await expect(strategy.withLock(resource, options({ waitTimeoutMs: 10_000 }), async () => {})).rejects.toBeInstanceOf(LockBusyError);
+          expect(Date.now() - startedAt).toBeLessThan(1000);
+        });
       });
-      expect(seen.early).toBe(false);
-      expect(seen.late).toBe(true);
-      if (claims.checked === false) expect(seen.left).toBeUndefined();
-      else expect(seen.left).toBeLessThan(0);
-    });
+    } else {
+      it("never waits: a second caller runs its critical section while another is inside", async () => {
+        const resource = resourceFor();
+        await whileHeld(resource, async () => {
+          const startedAt = Date.now();
+          await expect(strategy.withLock(resource, options({ waitTimeoutMs: 10_000 }), async () => "ran beside the holder")).resolves.toBe("ran beside the holder");
+          expect(Date.now() - startedAt).toBeLessThan(1000);
+        });
+      });
+    }
 
-    it.runIf(claims.fifo)("waiters of this process get the lock in arrival order", async () => {
-      const resource = resourceFor();
-      const order: number[] = [];
-      await Promise.all(Array.from({ length: 20 }, (_, index) =>
-        strategy.withLock(resource, options(), async () => {
-          order.push(index);
-          await sleep(2);
-        })));
-      expect(order).toEqual(Array.from({ length: 20 }, (_, index) => index));
-    });
+    // ── a wait timeout of 0 ────────────────────────────────────────────────────────────────────
+    // Every lock tries once before it looks at its deadline (lib/locks/contend.ts; NOWAIT for the
+    // row lock). The strategies with no lock never look at the wait timeout: their "never waits"
+    // test above is the whole of it for them.
+    if (claims.exclusive) {
+      it("a wait timeout of 0 tries once: it gets a free lock, and is answered busy at once while another holds it", async () => {
+        const resource = resourceFor();
+        await expect(strategy.withLock(resource, options({ waitTimeoutMs: 0 }), async () => "in")).resolves.toBe("in");
+        await whileHeld(resource, async () => {
+          const startedAt = Date.now();
+          await expect(strategy.withLock(resource, options({ waitTimeoutMs: 0 }), async () => {})).rejects.toBeInstanceOf(LockBusyError);
+          expect(Date.now() - startedAt).toBeLessThan(1000);
+        });
+      });
+    }
 
-    it.runIf(Boolean(topology.stop?.length))("is unavailable when the servers it needs are down", async () => {
-      for (const call of topology.stop ?? []) await stackControl(call);
-      await expect(strategy.withLock(resourceFor(), options({ waitTimeoutMs: 3000 }), async () => {})).rejects.toBeInstanceOf(LockUnavailableError);
-    });
+    // ── release on a throw ─────────────────────────────────────────────────────────────────────
+    if (claims.exclusive) {
+      it("releases when the critical section throws: the next acquirer gets in long before the TTL", async () => {
+        const resource = resourceFor();
+        await expect(strategy.withLock(resource, options({ ttlMs: 20_000 }), async () => {
+          throw new Error("the work failed");
+        })).rejects.toThrow("the work failed");
+        const startedAt = Date.now();
+        await strategy.withLock(resource, options({ ttlMs: 20_000, waitTimeoutMs: 5000 }), async () => {});
+        expect(Date.now() - startedAt).toBeLessThan(2000);
+      });
+    } else {
+      it("has nothing to release: the critical section's error reaches the caller as it is, and the next caller runs", async () => {
+        const resource = resourceFor();
+        await expect(strategy.withLock(resource, options({ ttlMs: 20_000 }), async () => {
+          throw new Error("the work failed");
+        })).rejects.toThrow("the work failed");
+        await expect(strategy.withLock(resource, options({ ttlMs: 20_000, waitTimeoutMs: 0 }), async () => "next")).resolves.toBe("next");
+      });
+    }
+
+    // ── lease ──────────────────────────────────────────────────────────────────────────────────
+    if (claims.lease) {
+      it("the signal aborts once the lease has run out", async () => {
+        const resource = resourceFor();
+        const seen = await strategy.withLock(resource, options({ ttlMs: 300 }), async (held) => {
+          const early = held.signal.aborted;
+          await sleep(700); // work past the 300 ms lease
+          return { early, late: held.signal.aborted, left: held.timeLeftMs?.() };
+        });
+        expect(seen.early).toBe(false);
+        expect(seen.late).toBe(true);
+        if (claims.checked === false) expect(seen.left).toBeUndefined();
+        else expect(seen.left).toBeLessThan(0);
+      });
+    } else {
+      const workMs = grantedLeaseMs(name, 300) + 400;
+      it(claims.renews
+        ? `its lease is renewed while the holder works: ${workMs} ms of work on a TTL of 300 ms, and the signal never aborts`
+        : `holds no lease: ${workMs} ms of work on a TTL of 300 ms, and the signal never aborts`, async () => {
+        const resource = resourceFor();
+        const seen = await strategy.withLock(resource, options({ ttlMs: 300 }), async (held) => {
+          const early = held.signal.aborted;
+          await sleep(workMs); // work 400 ms past the lease the strategy was granted for a TTL of 300 ms
+          return { early, late: held.signal.aborted, left: held.timeLeftMs?.() };
+        });
+        expect(seen.early).toBe(false);
+        expect(seen.late).toBe(false);
+        if (claims.renews) expect(seen.left).toBeGreaterThan(0);
+        else expect(seen.left).toBeUndefined();
+      });
+    }
+
+    // ── fifo ───────────────────────────────────────────────────────────────────────────────────
+    if (claims.fifo) {
+      it("waiters of this process get the lock in arrival order", async () => {
+        const resource = resourceFor();
+        const order: number[] = [];
+        await Promise.all(Array.from({ length: 20 }, (_, index) =>
+          strategy.withLock(resource, options(), async () => {
+            order.push(index);
+            await sleep(2); // each holder works a moment, so the others queue behind it
+          })));
+        expect(order).toEqual(Array.from({ length: 20 }, (_, index) => index));
+      });
+    } else if (claims.waits) {
+      // No arrival order is promised, and none can be asserted against: any order, in order too,
+      // is correct. What holds is that every waiter gets its turn, alone.
+      it("waiters of this process all get the lock, one at a time, in no promised order", async () => {
+        const resource = resourceFor();
+        const order: number[] = [];
+        let inside = 0;
+        let peak = 0;
+        await Promise.all(Array.from({ length: 20 }, (_, index) =>
+          strategy.withLock(resource, options(), async () => {
+            inside++;
+            peak = Math.max(peak, inside);
+            order.push(index);
+            await sleep(2); // each holder works a moment, so the others queue behind it
+            inside--;
+          })));
+        expect([...order].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, index) => index));
+        if (claims.exclusive) expect(peak).toBe(1);
+      });
+    }
+    // Neither FIFO nor waiting (none, atomic, pg-nowait): nobody ever waits in a line, so there is
+    // no order of waiters to assert; the "waits" tests above say what they do instead.
+
+    // ── unavailable ────────────────────────────────────────────────────────────────────────────
+    if (topology.stop?.length) {
+      it("is unavailable when the servers it needs are down", async () => {
+        for (const call of topology.stop ?? []) await stackControl(call);
+        await expect(strategy.withLock(resourceFor(), options({ waitTimeoutMs: 3000 }), async () => {})).rejects.toBeInstanceOf(LockUnavailableError);
+      });
+    } else {
+      it("needs no server: built on clients that reach none, it still runs the critical section", async () => {
+        const serverless = STRATEGY_FACTORIES[name](unreachableClients());
+        await expect(serverless.withLock(resourceFor(), options(), async () => "ran")).resolves.toBe("ran");
+      });
+    }
   });
 }
 
@@ -152,7 +323,7 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   "token-get-del": [{ ...TOKEN, fifo: false }, REDIS_NODE_1],
   "token-watch": [TOKEN, REDIS_NODE_1],
   // Renewed every TTL/3 while held: its lease does not run out under a working holder.
-  "token-watchdog": [{ ...TOKEN, lease: false }, REDIS_NODE_1],
+  "token-watchdog": [{ ...TOKEN, lease: false, renews: true }, REDIS_NODE_1],
   "token-fencing": [TOKEN, REDIS_NODE_1],
   "token-reentrant": [TOKEN, REDIS_NODE_1],
   "pg-nowait": [{ exclusive: true, waits: false, lease: true, fifo: false }, { stop: ["/postgres/stop"] }],
@@ -164,12 +335,12 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   // The primary alone is not enough: without a replica to confirm it, no lock counts.
   "sentinel-wait": [TOKEN, { stop: ["/sentinel-redis/2/pause"] }],
   // Sessions and leases are kept alive while the holder works; without a quorum there is no lock.
-  zookeeper: [{ ...TOKEN, lease: false }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
-  etcd: [{ ...TOKEN, lease: false }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
-  "zookeeper-unfenced": [{ ...TOKEN, lease: false }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
-  "etcd-unfenced": [{ ...TOKEN, lease: false }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
-  "zookeeper-sequencer": [{ ...TOKEN, lease: false }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
-  "etcd-sequencer": [{ ...TOKEN, lease: false }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
+  zookeeper: [{ ...TOKEN, lease: false, renews: true }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
+  etcd: [{ ...TOKEN, lease: false, renews: true }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
+  "zookeeper-unfenced": [{ ...TOKEN, lease: false, renews: true }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
+  "etcd-unfenced": [{ ...TOKEN, lease: false, renews: true }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
+  "zookeeper-sequencer": [{ ...TOKEN, lease: false, renews: true }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
+  "etcd-sequencer": [{ ...TOKEN, lease: false, renews: true }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
 };
 
 for (const name of STRATEGY_NAMES) runLockContract(name, CONTRACTS[name][0], CONTRACTS[name][1]);

@@ -10,6 +10,7 @@ import { getEnv } from "@/lib/env";
 import { resetConfig } from "@/lib/sale/config";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { PUBLIC_URL, blast, blastUntilBought, prepareSale, stackControl } from "../support/stack";
+import { waitFor } from "../support/wait";
 
 const STOCK = 20;
 
@@ -55,8 +56,13 @@ describe("sentinel: a planned failover", () => {
     expect(first.bought).toBe(20);
 
     await sentinel.call("SENTINEL", "FAILOVER", env.SENTINEL_MASTER);
-    const switched = await waitFor(async () => (await primary(sentinel)) !== before, 15_000);
-    expect(switched, "the Sentinels promoted the replica").toBe(true);
+    const promoted = await waitFor(() => primary(sentinel), {
+      until: (address) => address !== before,
+      timeoutMs: 15_000,
+      intervalMs: 200,
+      what: `the Sentinels to promote the replica (a primary other than ${before})`,
+    });
+    expect(promoted, "the Sentinels promoted the replica").not.toBe(before);
 
     // Buyers during the switch may be told 503; once the app's clients follow, they buy again.
     const after = await blastUntilBought(PUBLIC_URL, 20);
@@ -76,13 +82,4 @@ function splitAddress(address: string) {
 async function primary(sentinel: Redis): Promise<string> {
   const [host, port] = (await sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", getEnv().SENTINEL_MASTER)) as string[];
   return `${host}:${port}`;
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return false;
 }

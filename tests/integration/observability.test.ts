@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/sale/config";
 import { signIn } from "../support/admin";
 import { PUBLIC_URL, instanceUrl, postBuy, prepareSale, stackControl } from "../support/stack";
+import { waitFor } from "../support/wait";
 
 let cookie: string;
 beforeAll(async () => {
@@ -76,11 +77,12 @@ describe("GET /api/ready", () => {
     expect(body.checks["redis node 1"]).not.toBe("ok");
     expect(body.checks.postgres).toBe("ok");
     await stackControl("/reset-faults");
-    let status = 0;
-    for (let attempt = 0; attempt < 40 && status !== 200; attempt++) {
-      status = (await fetch(`${PUBLIC_URL}/api/ready`)).status;
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const status = await waitFor(async () => (await fetch(`${PUBLIC_URL}/api/ready`, { signal: AbortSignal.timeout(5000) })).status, {
+      until: (answered) => answered === 200,
+      timeoutMs: 10_000,
+      intervalMs: 250,
+      what: "/api/ready to answer 200 again once Redis node 1 is back",
+    });
     expect(status).toBe(200);
   });
 });
@@ -94,11 +96,12 @@ describe("request ids", () => {
     expect(id).toMatch(/^[\w-]{8,64}$/);
     const instance = response.headers.get("x-instance");
     const log = path.join(process.cwd(), ".stack", "logs", `${instance}.log`);
-    let line: string | undefined;
-    for (let attempt = 0; attempt < 20 && !line; attempt++) {
-      line = fs.readFileSync(log, "utf8").split("\n").find((l) => l.includes(id!));
-      if (!line) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // The log line may be written a moment after the answer.
+    const line = await waitFor(() => fs.readFileSync(log, "utf8").split("\n").find((l) => l.includes(id!)), {
+      timeoutMs: 2000,
+      intervalMs: 100,
+      what: `a line with ${id} in ${log}`,
+    });
     expect(line, `no line with ${id} in ${log}`).toBeTruthy();
     expect(JSON.parse(line!)).toMatchObject({ requestId: id, instance, status: 201, code: "bought", buyer: "traced" });
   });

@@ -9,10 +9,10 @@
  * and then 30 of the lock armed while the node was down all get in.
  */
 import { afterAll, afterEach, expect, it } from "vitest";
-import { sleep } from "@/lib/locks/contend";
 import { STRATEGY_FACTORIES } from "@/lib/locks/strategies";
 import { openLockClients } from "../support/lock-clients";
 import { stackControl } from "../support/stack";
+import { sleep } from "../support/wait";
 
 const ROUNDS = 10;
 const clients = openLockClients();

@@ -5,10 +5,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { clearFaults, setFault } from "@/lib/lab/faults";
 import { resetConfig } from "@/lib/sale/config";
+import { appRecorder } from "@/lib/timeline/holder-timeline";
 import type { TimelineView } from "@/lib/timeline/view";
 import { currentSaleId, settledSale } from "../support/accounting";
 import { adminFetch, signIn } from "../support/admin";
-import { PUBLIC_URL, blast, prepareSale, stackControl } from "../support/stack";
+import { PUBLIC_URL, blast, prepareSale, stackControl, type BlastResult } from "../support/stack";
+import { waitFor } from "../support/wait";
 
 let cookie: string;
 beforeAll(async () => {
@@ -20,21 +22,41 @@ afterEach(async () => {
 });
 afterAll(() => resetConfig());
 
-async function timelineOf(saleId: number): Promise<TimelineView> {
-  // Client-side steps reach the stream within the recorders' flush interval.
-  await new Promise((resolve) => setTimeout(resolve, 400));
-  const response = await adminFetch(cookie, "GET", `/api/admin/sales/${saleId}/timeline`);
-  expect(response.status).toBe(200);
-  return response.json as unknown as TimelineView;
+/** The steps that end a purchase's turn at the lock: each one that reached the lock records exactly one. */
+const END_KINDS: ReadonlySet<string> = new Set(["released", "lost", "busy", "unavailable"]);
+
+/**
+ * The sale's timeline once every buyer of `blasted` is in it. Reads and writes are stamped into
+ * the stream by Redis itself, but client-side steps (acquired, votes, lost, released, order…) are
+ * buffered by each instance and sent every 100 ms (lib/timeline/recorder.ts), so they may land just
+ * after the buyer was answered. Each answered purchase noted its end (and a sold one its order)
+ * before its answer, after its other steps, and a flush sends the whole buffer: once the stream
+ * holds an end for every answered buyer and an order for every sale, nothing of theirs is missing.
+ * This process's own marks (the faults it set through stackControl) are sent first.
+ * Bound: the 400 ms the recorders were given before.
+ */
+async function timelineOf(saleId: number, blasted: BlastResult): Promise<TimelineView> {
+  await appRecorder().flush();
+  const answered = blasted.bought + blasted.soldOut + blasted.busy + blasted.unavailable + blasted.lockLost;
+  return waitFor(async () => {
+    const response = await adminFetch(cookie, "GET", `/api/admin/sales/${saleId}/timeline`);
+    if (response.status !== 200) throw new Error(`GET /api/admin/sales/${saleId}/timeline answered ${response.status}`);
+    return response.json as unknown as TimelineView;
+  }, {
+    until: (view) => view.events.filter((event) => END_KINDS.has(event.kind)).length >= answered
+      && view.events.filter((event) => event.kind === "order").length >= blasted.bought,
+    timeoutMs: 400,
+    what: `the timeline of sale ${saleId} to hold the end of each of its ${answered} answered buyers and the order of each of the ${blasted.bought} who bought`,
+  });
 }
 
 describe("the holder timeline", () => {
   it("setnx with work longer than its TTL: overlapping holders, and as many units written twice as the checker counts sold twice", async () => {
     await prepareSale({ strategy: "setnx", lockTtlMs: 40, workMs: 120, waitTimeoutMs: 30_000 }, 5);
-    await blast(PUBLIC_URL, 16);
+    const blasted = await blast(PUBLIC_URL, 16);
     const saleId = await currentSaleId();
     const checked = await settledSale(saleId);
-    const view = await timelineOf(saleId);
+    const view = await timelineOf(saleId, blasted);
     expect(checked.doubleSold).toBeGreaterThan(0);
     expect(view.report.overlaps).toBeGreaterThan(0);
     expect(view.report.unitsSoldTwice).toBe(checked.doubleSold);
@@ -52,10 +74,10 @@ describe("the holder timeline", () => {
 
   it("token-lua with work longer than its TTL: two holders overlap, but each stops at its lease check, so no unit is written twice", async () => {
     await prepareSale({ strategy: "token-lua", lockTtlMs: 200, workMs: 400, waitTimeoutMs: 30_000 }, 5);
-    await blast(PUBLIC_URL, 16);
+    const blasted = await blast(PUBLIC_URL, 16);
     const saleId = await currentSaleId();
     const checked = await settledSale(saleId);
-    const view = await timelineOf(saleId);
+    const view = await timelineOf(saleId, blasted);
     expect(view.report.overlaps).toBeGreaterThan(0);
     expect(view.report.unitsSoldTwice).toBe(0);
     expect(checked.doubleSold).toBe(0);
@@ -69,10 +91,10 @@ describe("the holder timeline", () => {
   it("token-fencing with a holder paused past its lease: the stale write is refused, and no two overlapping holders both wrote", async () => {
     await prepareSale({ strategy: "token-fencing", lockTtlMs: 200, workMs: 10, waitTimeoutMs: 30_000 }, 10);
     await setFault("pause-before-write", 800, 1);
-    await blast(PUBLIC_URL, 40);
+    const blasted = await blast(PUBLIC_URL, 40);
     const saleId = await currentSaleId();
     const checked = await settledSale(saleId);
-    const view = await timelineOf(saleId);
+    const view = await timelineOf(saleId, blasted);
     expect(view.report.refusedWrites).toBeGreaterThan(0);
     expect(view.events.some((event) => (event.kind === "write-refused" || event.kind === "read-refused") && typeof event.f === "number")).toBe(true);
     const wrote = new Set(view.events.filter((event) => event.kind === "write").map((event) => event.h));
@@ -87,9 +109,9 @@ describe("the holder timeline", () => {
     await prepareSale({ strategy: "redlock", lockTtlMs: 5000, workMs: 5, waitTimeoutMs: 30_000 }, 10);
     await stackControl("/redis/4/stop");
     await stackControl("/redis/5/stop");
-    await blast(PUBLIC_URL, 20);
+    const blasted = await blast(PUBLIC_URL, 20);
     const saleId = await currentSaleId();
-    const view = await timelineOf(saleId);
+    const view = await timelineOf(saleId, blasted);
     const votes = view.events.filter((event) => event.kind === "votes");
     expect(votes.length).toBeGreaterThan(0);
     for (const event of votes) {

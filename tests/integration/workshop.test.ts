@@ -9,6 +9,7 @@ import { resetConfig } from "@/lib/sale/config";
 import { getStock } from "@/lib/sale/sale";
 import { adminFetch, signIn } from "../support/admin";
 import { PUBLIC_URL, getSaleStats, instanceUrl, prepareSale } from "../support/stack";
+import { sleep } from "../support/wait";
 
 let admin: string;
 beforeAll(async () => {
@@ -88,7 +89,8 @@ describe("a drop", () => {
     const started = await startDrop({ stock: 2, countdownS: 1, strategy: "token-lua", workMs: 0 });
     expect(started.status).toBe(201);
     const opensAt = (started.json.drop as { opensAt: number }).opensAt;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, opensAt - Date.now()) + 50));
+    // The countdown's end is a moment on the clock, not a state to poll: tap 50 ms past it.
+    await sleep(Math.max(0, opensAt - Date.now()) + 50);
     expect((await buy(`on-time-${Date.now()}`)).status).toBe(201);
   });
 

@@ -6,6 +6,7 @@
 import { updateConfig, resetConfig } from "@/lib/sale/config";
 import { getSaleStats, resetSale, type SaleStats } from "@/lib/sale/sale";
 import type { LockConfigUpdate } from "@/lib/validations/config";
+import { waitFor } from "./wait";
 
 export const PUBLIC_URL = `http://127.0.0.1:${process.env.PUBLIC_PORT ?? 3000}`;
 const APP_PORTS = (process.env.APP_PORTS ?? "3001,3002").split(",").map(Number);
@@ -71,16 +72,18 @@ export async function blast(baseUrl: string, buyers: number): Promise<BlastResul
 }
 
 /**
- * Blasts `buyers` until at least one buys, at most `attempts` times 250 ms apart: a server that
- * was just started again is reconnected to in the background, so the first buyers may still fail.
+ * Blasts `buyers` again and again, 250 ms apart, until a blast in which at least one buys, and
+ * resolves with that blast: a server that was just started again is reconnected to in the
+ * background, so the first buyers may still fail. Fails after `timeoutMs` with the last blast's
+ * answers. (It used to stop after 21 blasts 250 ms apart: 5 s of pauses plus the blasts.)
  */
-export async function blastUntilBought(baseUrl: string, buyers: number, attempts = 20): Promise<BlastResult> {
-  let result = await blast(baseUrl, buyers);
-  for (let attempt = 0; attempt < attempts && result.bought === 0; attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    result = await blast(baseUrl, buyers);
-  }
-  return result;
+export function blastUntilBought(baseUrl: string, buyers: number, timeoutMs = 10_000): Promise<BlastResult> {
+  return waitFor(() => blast(baseUrl, buyers), {
+    until: (result) => result.bought > 0,
+    intervalMs: 250,
+    timeoutMs,
+    what: `a blast of ${buyers} buyers at ${baseUrl} in which at least one buys`,
+  });
 }
 
 /** The stack runner's fault-control API, through the same client the app uses. */

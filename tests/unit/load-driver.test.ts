@@ -4,6 +4,7 @@ import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCompleteSchema, runProgressSchema } from "@/lib/validations/run";
 import { CompletionError, latencySummary, parseCliArgs, progressLine, runLoad } from "../../load/driver.mjs";
+import { sleep } from "../support/wait";
 
 /**
  * The built-in driver against a stand-in store on 127.0.0.1: a stock of N, then sold out, with
@@ -35,7 +36,7 @@ async function startFakeStore(stock: number, completeStatus = 200, answerDelayMs
     const body = await readBody(request);
     if (request.url === "/api/buy") {
       const { buyer } = JSON.parse(body) as { buyer: string };
-      if (answerDelayMs) await new Promise((resolve) => setTimeout(resolve, answerDelayMs));
+      if (answerDelayMs) await sleep(answerDelayMs); // a slow store
       buyers.push(buyer);
       if (buyers.length % 7 === 0) return send(response, 423, { code: "busy" });
       if (buyers.length % 11 === 0) return send(response, 500, { code: "internal" });

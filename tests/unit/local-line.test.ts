@@ -10,10 +10,13 @@ import { now } from "@/lib/locks/lease";
 import { lineLetGo, withLocalLine } from "@/lib/locks/local-line";
 import { holdSharedLock, type SharedLock } from "@/lib/locks/shared-lock";
 import { LockBusyError, type LockOptions } from "@/lib/locks/types";
+import { sleep, waitFor } from "../support/wait";
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A lock held in this process: one holder at a time, waiters poll every millisecond. */
+/**
+ * A lock held in this process: one holder at a time, waiters poll every millisecond. Its poll is
+ * the stand-in server's own behaviour (busy at the caller's deadline, as a real lock answers), not
+ * the test waiting for something, so it stays a plain loop.
+ */
 function countingLock(overrides: Partial<SharedLock> = {}, ttlMs = 5000) {
   const server = { holder: 0, acquires: 0, releases: 0, next: 1 };
   const make = (): SharedLock => {
@@ -114,7 +117,7 @@ describe("the local line (opt-in wrapper)", () => {
     const resource = fresh();
     const aborted = await Promise.all(Array.from({ length: 3 }, () =>
       withLocalLine(resource, options({ ttlMs: 60 }), make(), async (held) => {
-        await sleep(80);
+        await sleep(80); // work past the 60 ms lease
         return held.signal.aborted;
       })));
     expect(aborted).toEqual([true, true, true]);
@@ -154,8 +157,12 @@ describe("waiting for the line to let go (deferred order inserts)", () => {
   it("waits no longer than asked when the holder's work runs long", async () => {
     const { make } = countingLock();
     const resource = fresh();
-    const holding = withLocalLine(resource, options(), make(), () => sleep(400));
-    await sleep(20);
+    let inside = false;
+    const holding = withLocalLine(resource, options(), make(), async () => {
+      inside = true;
+      await sleep(400); // the holder's long work
+    });
+    await waitFor(() => inside, { timeoutMs: 1000, what: "the holder to be inside the line's lock" });
     const startedAt = Date.now();
     await lineLetGo(resource, 30);
     expect(Date.now() - startedAt).toBeLessThan(300);

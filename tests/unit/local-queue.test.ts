@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { acquireLocal } from "@/lib/locks/local-queue";
 import { LockBusyError } from "@/lib/locks/types";
+import { sleep } from "../support/wait";
 
 describe("the local FIFO queue", () => {
   it("lets buyers in one at a time, in arrival order", async () => {
@@ -13,7 +14,7 @@ describe("the local FIFO queue", () => {
         inside++;
         peak = Math.max(peak, inside);
         order.push(index);
-        await new Promise((resolve) => setTimeout(resolve, 1));
+        await sleep(1); // a holder that works a moment, so an overlap would show
         inside--;
         release();
       }),

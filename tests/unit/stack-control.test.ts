@@ -17,6 +17,7 @@ import {
 } from "../../scripts/stack/control";
 import { HttpError } from "../../scripts/stack/errors";
 import type { Route, Service } from "../../scripts/stack/service";
+import { sleep } from "../support/wait";
 
 function fakeService(name: string, stage: Service["stage"], calls: string[], routes: Route[] = []): Service {
   return {
@@ -170,7 +171,7 @@ describe("the control server", () => {
       path: new RegExp(`^/${name}$`),
       async handle() {
         log.push(`${name} start`);
-        await new Promise((resolve) => setTimeout(resolve, 30));
+        await sleep(30); // a slow operation, so a second one started beside it would interleave
         log.push(`${name} end`);
         if (fail) throw new Error(name);
         return {};
