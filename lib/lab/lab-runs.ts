@@ -17,8 +17,10 @@ export interface CaseOutcome {
   readonly lostUnits: number;
   readonly phantomUnits: number;
   readonly pendingUnits: number;
-  /** PASS when no unit was sold twice, lost, or back on the shelf after it was sold. */
+  /** PASS when no unit was sold twice, lost, or back on the shelf after it was sold, and the sale serves; STUCK when it stopped serving. */
   readonly safety: Verdict;
+  /** Whether buyers were still being served at the end (lib/sale/liveness.ts); absent in records from before it. */
+  readonly liveness?: "live" | "stuck";
   readonly peakHolders: number;
   readonly staleRefused: number;
   readonly bought: number;

@@ -153,7 +153,7 @@ export async function runCase(labCase: LabCase, prefix: string, onSale?: (saleId
   // Reservations a killed instance left behind are settled before the case is counted.
   await settleReservations((await getCurrentSale()).id);
   const stats = await getSaleStats();
-  const total = (field: keyof Omit<BurstResult, "latenciesMs" | "durationMs">) => state.loads.reduce((sum, load) => sum + load[field], 0);
+  const total = (field: "bought" | "soldOut" | "busy" | "unavailable" | "lockLost" | "errors") => state.loads.reduce((sum, load) => sum + load[field], 0);
   const last = state.lastForeground;
   const observed: Pitfall[] = [];
   if (stats.oversell > 0) observed.push("oversell");
@@ -162,7 +162,8 @@ export async function runCase(labCase: LabCase, prefix: string, onSale?: (saleId
   if (stats.peakHolders > 1) observed.push("two-holders");
   // Deadlock: stock is left, yet the last wave of buyers bought nothing and was turned away busy —
   // none of them even got the lock (a holder stopped by its lease check is no deadlock).
-  if (last && stats.remaining > 0 && last.bought === 0 && last.busy > 0 && last.lockLost === 0) observed.push("deadlock");
+  // The sale itself reads STUCK too (lib/sale/liveness.ts) once that has lasted three wait timeouts.
+  if (stats.liveness === "stuck" || (last && stats.remaining > 0 && last.bought === 0 && last.busy > 0 && last.lockLost === 0)) observed.push("deadlock");
   const watched = labCase.watch ?? ALL_PITFALLS;
   const pitfallAppeared = observed.some((pitfall) => watched.includes(pitfall));
   const buyers = state.loads.reduce((sum, load) => sum + load.bought + load.soldOut + load.busy + load.unavailable + load.lockLost + load.errors, 0);
@@ -185,6 +186,7 @@ export async function runCase(labCase: LabCase, prefix: string, onSale?: (saleId
     phantomUnits: stats.phantomUnits,
     pendingUnits: stats.pendingUnits,
     safety: stats.verdict,
+    liveness: stats.liveness,
     peakHolders: stats.peakHolders,
     staleRefused: stats.staleRefused,
     bought: total("bought"),

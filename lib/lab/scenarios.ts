@@ -115,7 +115,8 @@ export const SCENARIOS: readonly LabScenario[] = [
       { id: "no-expiry", label: "setnx-no-expiry, holder killed", expect: "pitfall", strategy: "setnx-no-expiry",
         lockTtlMs: 1000, waitTimeoutMs: 1500, workMs: 5, initialStock: 20,
         faults: [{ point: "in-critical-section", ms: 5000 }],
-        steps: [...crashHolder("holder-inside"), load("nginx", 40, 20)], watch: ["deadlock"] },
+        // Six waves of buyers, each waiting out its 1.5 s: the sale reads STUCK after three.
+        steps: [...crashHolder("holder-inside"), load("nginx", 120, 20)], watch: ["deadlock"] },
       { id: "with-expiry", label: "setnx with an expiry (1 s), holder killed", expect: "fix", strategy: "setnx",
         lockTtlMs: 1000, waitTimeoutMs: 4000, workMs: 5, initialStock: 20,
         faults: [{ point: "in-critical-section", ms: 5000 }],
@@ -131,7 +132,7 @@ export const SCENARIOS: readonly LabScenario[] = [
       { id: "two-commands", label: "setnx, killed between SETNX and PEXPIRE", expect: "pitfall", strategy: "setnx",
         lockTtlMs: 1000, waitTimeoutMs: 1500, workMs: 5, initialStock: 20,
         faults: [{ point: "after-setnx", ms: 5000 }],
-        steps: [...crashHolder("lock-held"), load("nginx", 40, 20)], watch: ["deadlock"] },
+        steps: [...crashHolder("lock-held"), load("nginx", 120, 20)], watch: ["deadlock"] },
       { id: "set-nx-px", label: "token-lua (SET NX PX 1 s), holder killed", expect: "fix", strategy: "token-lua",
         lockTtlMs: 1000, waitTimeoutMs: 4000, workMs: 5, initialStock: 20,
         faults: [{ point: "in-critical-section", ms: 5000 }],

@@ -3,11 +3,12 @@ import { getEnv } from "../env";
 import { faultDelay } from "../lab/faults";
 import { lineLetGo } from "../locks/local-line";
 import { getStrategy } from "../locks/registry";
-import { countOutcome, observeLock, outcomeOf } from "../metrics";
+import { countOutcome, observeLock, outcomeOf, type Outcome } from "../metrics";
 import { LockBusyError, type LockOptions } from "../locks/types";
 import { getRedis } from "../redis";
 import { getActiveConfig } from "../sale/config";
 import { SKU, saleCounterKeys } from "../sale/keys";
+import { noteRefusal } from "../sale/liveness";
 import { getCurrentSale } from "../sale/sale";
 import { appRecorder, holderId, holderTimeline } from "../timeline/holder-timeline";
 import type { BuyCreate } from "../validations/buy";
@@ -53,13 +54,16 @@ export interface PurchaseArrival {
  * neither — so no unit is lost to a failing database or a crash between the two writes.
  */
 export async function purchase(input: BuyCreate, arrival: PurchaseArrival = {}): Promise<PurchaseReceipt> {
-  const counted = { strategy: "unknown" };
+  const counted: { strategy: string; saleId?: number } = { strategy: "unknown" };
   try {
     const receipt = await purchaseUnit(input, counted, arrival.arrivedAt ?? Date.now());
     countOutcome("bought", receipt.strategy);
     return receipt;
   } catch (error) {
-    countOutcome(outcomeOf(error), counted.strategy);
+    const outcome = outcomeOf(error);
+    countOutcome(outcome, counted.strategy);
+    // A buyer the lock or a server turned away: the sale's liveness (lib/sale/liveness.ts).
+    if (counted.saleId !== undefined && TURNED_AWAY.has(outcome)) noteRefusal(counted.saleId);
     throw error;
   } finally {
     // The live pages (workshop mode) look again: stock and holders may have moved.
@@ -67,7 +71,10 @@ export async function purchase(input: BuyCreate, arrival: PurchaseArrival = {}):
   }
 }
 
-async function purchaseUnit(input: BuyCreate, counted: { strategy: string }, arrivedAt: number): Promise<PurchaseReceipt> {
+/** Outcomes that mean the store failed the buyer, not that the sale or its rules said no. */
+const TURNED_AWAY: ReadonlySet<Outcome> = new Set(["busy", "unavailable", "lock_lost", "error"]);
+
+async function purchaseUnit(input: BuyCreate, counted: { strategy: string; saleId?: number }, arrivedAt: number): Promise<PurchaseReceipt> {
   const sku = input.sku ?? SKU;
   if (sku !== SKU) throw new UnknownProductError(sku);
   const instance = getEnv().APP_INSTANCE;
@@ -79,6 +86,7 @@ async function purchaseUnit(input: BuyCreate, counted: { strategy: string }, arr
   // One round trip: the buyer's rate window rides with the config and sale reads.
   const [config, sale] = await storeCall(() => Promise.all([getActiveConfig(), getCurrentSale(), hitBuyerLimit(input.buyer)]));
   counted.strategy = config.strategy;
+  counted.saleId = sale.id;
   assertDropOpen(sale);
   if (config.draining) throw new SaleSwitchingError(sku);
   const strategy = getStrategy(config.strategy);

@@ -33,13 +33,42 @@ export interface UnitRecord {
   readonly initialStock: number;
   /** Orders per unit: [unit, how many orders carry it]. */
   readonly unitCounts: readonly (readonly [unit: number, orders: number])[];
+  /** The stock read *after* the orders. */
   readonly remaining: number;
-  /** Units held by reservations whose order is not recorded yet. */
+  /**
+   * Units held by reservations whose order is not recorded yet: those read *before* the orders
+   * (and any read after them).
+   */
   readonly pendingUnits: readonly number[];
+  /**
+   * The stock read *before* the orders, together with the pending units (a live sale; see
+   * "Reading a live sale" below). @default remaining (a sale at rest: one reading)
+   */
+  readonly stockBefore?: number;
 }
+
+/*
+ * Reading a live sale. A unit moves shelf → reserved → sold (its order commits, then its
+ * reservation is forgotten), or shelf → reserved → shelf (the reconciler gives it back: stock and
+ * reservation change in one Redis script). No single read spans Redis and Postgres, so the sale
+ * is read in three steps, each atomic on its own:
+ *   1. Redis: the stock and the reservations, in one MULTI (`stockBefore`, `pendingUnits`);
+ *   2. Postgres: the orders, in one statement (one snapshot);
+ *   3. Redis: the stock again (`remaining`).
+ * Each figure comes from the reading that makes it exact:
+ * - sold and sold twice come from (2) alone: orders are only ever added;
+ * - lost: at (1) every unit was on the shelf (≤ stockBefore), reserved (pending at (1)) or
+ *   sold (its order committed before (1), so it is an order at (2)); a unit in none of them was
+ *   really gone. Reading the stock only after the orders would count a unit taken and recorded
+ *   between the two reads as lost.
+ * - phantom: a unit sold at (2) and on the shelf at (3) was put back *after* its order
+ *   committed, which no honest path does (a give-back only follows a tombstone, never an order).
+ *   Reading the stock before the orders would count a unit bought in between as phantom.
+ */
 
 export function countUnits(record: UnitRecord): UnitAccounting {
   const { initialStock, remaining } = record;
+  const stockBefore = record.stockBefore ?? remaining;
   const inRange = (unit: number) => Number.isInteger(unit) && unit >= 1 && unit <= initialStock;
   let orders = 0;
   let outOfRange = 0;
@@ -50,9 +79,11 @@ export function countUnits(record: UnitRecord): UnitAccounting {
     else outOfRange += count;
   }
   const shelfTop = Math.min(Math.max(remaining, 0), initialStock);
-  const pending = new Set(record.pendingUnits.filter((unit) => inRange(unit) && !sold.has(unit) && unit > shelfTop));
+  // A unit on the shelf at either stock reading was not lost at the first (see above).
+  const shelvedTop = Math.min(Math.max(remaining, stockBefore, 0), initialStock);
+  const pending = new Set(record.pendingUnits.filter((unit) => inRange(unit) && !sold.has(unit) && unit > shelvedTop));
   let lostUnits = 0;
-  for (let unit = shelfTop + 1; unit <= initialStock; unit++) {
+  for (let unit = shelvedTop + 1; unit <= initialStock; unit++) {
     if (!sold.has(unit) && !pending.has(unit)) lostUnits++;
   }
   let soldOnShelf = 0;
@@ -71,12 +102,17 @@ export function countUnits(record: UnitRecord): UnitAccounting {
   };
 }
 
-export type Verdict = "PASS" | "FAIL";
+/**
+ * PASS: honest and serving. FAIL: a unit sold twice, lost or phantom (whatever else holds).
+ * STUCK: honest, but buyers are being turned away with stock left and nothing moving (see
+ * ./liveness.ts) — a safe lock that stops serving is never shown as PASS.
+ */
+export type Verdict = "PASS" | "FAIL" | "STUCK";
 
 /**
  * Whether the stock stayed honest: no unit sold twice, none lost, none back on the shelf after it
  * was sold. A safe strategy fails on any of these, whatever its peak holders or throughput say.
  */
-export function verdictOf(accounting: Pick<UnitAccounting, "doubleSold" | "lostUnits" | "phantomUnits">): Verdict {
+export function verdictOf(accounting: Pick<UnitAccounting, "doubleSold" | "lostUnits" | "phantomUnits">): "PASS" | "FAIL" {
   return accounting.doubleSold === 0 && accounting.lostUnits === 0 && accounting.phantomUnits === 0 ? "PASS" : "FAIL";
 }

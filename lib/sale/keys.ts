@@ -25,4 +25,6 @@ export const saleCounterKeys = (saleId: number) => ({
   reconciled: `locklab:sale:${saleId}:reconciled`,
   /** Buyers with a unit taken, when the sale allows one order per buyer (written under the lock). */
   buyers: `locklab:sale:${saleId}:buyers`,
+  /** Buyers turned away since the stock last moved (./liveness.ts). */
+  liveness: `locklab:sale:${saleId}:liveness`,
 });

@@ -2,6 +2,7 @@ import { getDb, getPool } from "../db";
 import { getRedis, getRedisNodes } from "../redis";
 import { countUnits, verdictOf, type UnitAccounting, type Verdict } from "./accounting";
 import { getActiveConfig, getConfig } from "./config";
+import { livenessOf, type Liveness } from "./liveness";
 import { quiesced } from "./switch";
 import { SALE_KEY, SKU, STOCK_KEY, lockKey, saleCounterKeys } from "./keys";
 import { TIMELINE_STREAM_TTL_S, eventStreamKey } from "../timeline/events";
@@ -43,9 +44,15 @@ export interface SaleStats extends CurrentSale, UnitAccounting {
   /** Buyers with more than one order in this sale (counted always; a broken rule when `onePerBuyer`). */
   readonly buyersWithTwoOrders: number;
   readonly onePerBuyer: boolean;
+  /** Whether the sale is serving its buyers (./liveness.ts). */
+  readonly liveness: Liveness;
+  /** How long nothing has moved while buyers were turned away (ms), when stuck. */
+  readonly stuckForMs?: number;
+  readonly refusedSinceMoved: number;
   /**
    * PASS when no unit was sold twice, lost, or put back on the shelf after it was sold — and, in a
-   * sale that allows one order per buyer, no buyer has two.
+   * sale that allows one order per buyer, no buyer has two — and the sale is not stuck; FAIL when
+   * it is dishonest; STUCK when honest but not serving.
    */
   readonly verdict: Verdict;
 }
@@ -74,8 +81,13 @@ export async function resetSale(options: SaleOptions = {}): Promise<CurrentSale 
     if (options.dropOpensAt !== undefined) fields.dropOpensAt = options.dropOpensAt;
     // The hash is replaced whole: a drop or rule of the previous sale must not carry over.
     const multi = redis.multi().set(STOCK_KEY, initialStock).del(SALE_KEY).hset(SALE_KEY, fields);
-    // The replaced sale's holder timeline stays readable for a day (a run keeps its own in Postgres).
-    if (previousId) multi.expire(eventStreamKey(Number(previousId)), TIMELINE_STREAM_TTL_S);
+    // The replaced sale's holder timeline and counters stay readable for a day (a run keeps its
+    // own figures and timeline in Postgres), then go. Its reservations stay until the reconciler
+    // has settled them: the hash goes by itself with its last field.
+    if (previousId) {
+      const { pending: _settledByTheReconciler, ...counters } = saleCounterKeys(Number(previousId));
+      for (const key of [eventStreamKey(Number(previousId)), ...Object.values(counters)]) multi.expire(key, TIMELINE_STREAM_TTL_S);
+    }
     await multi.exec();
   });
   const { epoch } = await getActiveConfig();
@@ -123,43 +135,56 @@ export async function tagSaleWithRun(saleId: number, runId: number): Promise<voi
 
 /**
  * The accounting of the current sale, or of an earlier one by id: counted per unit from the
- * orders in Postgres, the Redis stock and the reservations still pending (see ./accounting.ts).
+ * orders in Postgres, the Redis stock and the reservations still pending (see ./accounting.ts,
+ * "Reading a live sale", for why the three reads come in this order and none of them together).
  * An earlier sale is counted with the stock it was left with when the next one replaced it.
  */
 export async function getSaleStats(saleId?: number): Promise<SaleStats> {
-  const current = await getCurrentSale();
+  const [current, config] = await Promise.all([getCurrentSale(), getConfig()]);
   const past = saleId === undefined || saleId === current.id ? undefined : await getPastSale(saleId);
   const sale: CurrentSale = past ?? current;
   const keys = saleCounterKeys(sale.id);
   const redis = getRedis();
-  const [units, repeatBuyers, values, holders, pending, config] = await Promise.all([
-    getPool().query<{ unit: number; orders: number }>(
-      "SELECT stock_seen AS unit, count(*)::int AS orders FROM orders WHERE sale_id = $1 AND status = 'sold' GROUP BY stock_seen",
-      [sale.id],
-    ),
-    getPool().query<{ buyers: number }>(
-      "SELECT count(*)::int AS buyers FROM (SELECT buyer FROM orders WHERE sale_id = $1 AND status = 'sold' GROUP BY buyer HAVING count(*) > 1) AS repeat",
-      [sale.id],
-    ),
-    redis.mget(STOCK_KEY, keys.peak, keys.lockLost, keys.staleRefused, keys.givenBack, keys.reconciled, keys.givebackFailed),
-    redis.hvals(keys.holders),
-    redis.hvals(keys.pending),
-    getConfig(),
-  ]);
+  // 1. The stock and the reservations, at one instant.
+  const before = await redis.multi().get(STOCK_KEY).hvals(keys.pending).exec();
+  const [stockBefore, pendingBefore] = execValues<[string | null, string[]]>(before);
+  // 2. The orders, in one statement: one snapshot of them.
+  const { rows } = await getPool().query<{ units: [number, number][] | null; repeat_buyers: number }>(
+    `WITH sold AS (SELECT stock_seen, buyer FROM orders WHERE sale_id = $1 AND status = 'sold')
+     SELECT (SELECT json_agg(json_build_array(stock_seen, n)) FROM (SELECT stock_seen, count(*)::int AS n FROM sold GROUP BY stock_seen) AS u) AS units,
+            (SELECT count(*)::int FROM (SELECT buyer FROM sold GROUP BY buyer HAVING count(*) > 1) AS b) AS repeat_buyers`,
+    [sale.id],
+  );
+  // 3. The stock again, with the counters and the reservations recorded since (1).
+  const after = await redis.multi()
+    .mget(STOCK_KEY, keys.peak, keys.lockLost, keys.staleRefused, keys.givenBack, keys.reconciled, keys.givebackFailed)
+    .hvals(keys.pending)
+    .hvals(keys.holders)
+    .hgetall(keys.liveness)
+    .time()
+    .exec();
+  const [values, pendingAfter, holders, streak, [seconds, micros]] =
+    execValues<[(string | null)[], string[], string[], Record<string, string>, [string, string]]>(after);
   const [stock, peak, lockLost, staleRefused, givenBack, reconciled, givebackFailed] = values.map((value) => Number(value ?? 0)) as [
     number, number, number, number, number, number, number,
   ];
   const accounting = countUnits({
     initialStock: sale.initialStock,
-    unitCounts: units.rows.map((row) => [Number(row.unit), Number(row.orders)] as const),
+    unitCounts: (rows[0]?.units ?? []).map(([unit, orders]) => [Number(unit), Number(orders)] as const),
     remaining: past ? (past.finalStock ?? 0) : stock,
-    pendingUnits: pending.flatMap((raw) => {
+    ...(past ? {} : { stockBefore: Number(stockBefore ?? 0) }),
+    pendingUnits: [...pendingBefore, ...pendingAfter].flatMap((raw) => {
       const unit = Number((JSON.parse(raw) as { unit?: unknown }).unit);
       return Number.isInteger(unit) ? [unit] : [];
     }),
   });
-  const buyersWithTwoOrders = Number(repeatBuyers.rows[0]?.buyers ?? 0);
+  const buyersWithTwoOrders = Number(rows[0]?.repeat_buyers ?? 0);
   const onePerBuyer = sale.onePerBuyer === true;
+  const honest = verdictOf(accounting) === "PASS" && !(onePerBuyer && buyersWithTwoOrders > 0);
+  // An earlier sale is over: whether it served is its run's story, not a state it is in now.
+  const alive = past
+    ? ({ liveness: "live", refusedSinceMoved: 0 } as const)
+    : livenessOf(streak, stock, Number(seconds) * 1000 + Math.floor(Number(micros) / 1000), config.waitTimeoutMs);
   return {
     id: sale.id,
     sku: sale.sku,
@@ -175,8 +200,18 @@ export async function getSaleStats(saleId?: number): Promise<SaleStats> {
     givebacksFailed: givebackFailed,
     buyersWithTwoOrders,
     onePerBuyer,
-    verdict: onePerBuyer && buyersWithTwoOrders > 0 ? "FAIL" : verdictOf(accounting),
+    ...alive,
+    verdict: !honest ? "FAIL" : alive.liveness === "stuck" ? "STUCK" : "PASS",
   };
+}
+
+/** The replies of a MULTI, or its first error: a transaction that failed counts nothing. */
+function execValues<T extends unknown[]>(replies: [Error | null, unknown][] | null): T {
+  if (!replies) throw new Error("the Redis transaction was aborted");
+  return replies.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  }) as T;
 }
 
 async function getPastSale(saleId: number): Promise<CurrentSale & { readonly finalStock: number | null }> {

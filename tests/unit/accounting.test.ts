@@ -51,3 +51,30 @@ describe("countUnits", () => {
     expect(countUnits({ initialStock: 3, unitCounts: [], remaining: 5, pendingUnits: [] })).toMatchObject({ phantomUnits: 2, lostUnits: 0 });
   });
 });
+
+describe("countUnits on a sale read while it moves (stock, then orders, then stock again)", () => {
+  it("a unit taken and recorded between the first stock read and the orders is sold, not lost", () => {
+    // Read 1: stock 5, nothing pending. Then unit 5 is taken and its order committed. Orders: unit 5. Read 3: stock 4.
+    const counted = countUnits({ initialStock: 5, unitCounts: sold(5), remaining: 4, stockBefore: 5, pendingUnits: [] });
+    expect(counted).toMatchObject({ orders: 1, lostUnits: 0, phantomUnits: 0 });
+    expect(verdictOf(counted)).toBe("PASS");
+  });
+
+  it("a unit taken after the orders were read is on the shelf at the first read, not lost", () => {
+    // Read 1: stock 5. Orders: none. Then units 5 and 4 are taken (orders not yet read). Read 3: stock 3.
+    const counted = countUnits({ initialStock: 5, unitCounts: [], remaining: 3, stockBefore: 5, pendingUnits: [] });
+    expect(counted).toMatchObject({ lostUnits: 0, phantomUnits: 0 });
+  });
+
+  it("a unit bought between the first read and the orders is not phantom: phantom is judged on the last read", () => {
+    const counted = countUnits({ initialStock: 5, unitCounts: sold(5, 4), remaining: 3, stockBefore: 5, pendingUnits: [] });
+    expect(counted).toMatchObject({ phantomUnits: 0, lostUnits: 0, doubleSold: 0 });
+  });
+
+  it("a unit really gone is still lost however the reads fall", () => {
+    // Unit 3 left the shelf before read 1 with no reservation and no order.
+    const counted = countUnits({ initialStock: 5, unitCounts: sold(5, 4), remaining: 2, stockBefore: 2, pendingUnits: [] });
+    expect(counted).toMatchObject({ lostUnits: 1 });
+    expect(verdictOf(counted)).toBe("FAIL");
+  });
+});

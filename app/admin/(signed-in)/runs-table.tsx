@@ -20,7 +20,7 @@ export const MEANING = {
   phantomUnits: "Units back on the shelf after they were sold, or above the initial stock.",
   pendingUnits: "Units taken whose order is being recorded; the reconciler settles them within seconds.",
   peakHolders: "Most requests inside the critical section at once (1 for a correct lock).",
-  verdict: "FAIL when at least one unit was sold twice, lost, or phantom.",
+  verdict: "FAIL when at least one unit was sold twice, lost, or phantom; STUCK when buyers are turned away with stock left and nothing has moved for several wait timeouts.",
 } as const;
 
 const badIfPositive = (value: number | null) => ((value ?? 0) > 0 ? "bad" : "");

@@ -27,11 +27,17 @@ export function SaleCard({ sale }: { sale: SaleStats }) {
         <Stat
           label="verdict"
           value={<span className={`verdict ${sale.verdict}`}>{sale.verdict}</span>}
-          bad={sale.verdict === "FAIL"}
+          bad={sale.verdict !== "PASS"}
           hint={MEANING.verdict}
           testId="sale-verdict"
         />
       </div>
+      {sale.liveness === "stuck" && (
+        <p className="bad-text" data-testid="sale-stuck">
+          STUCK: {sale.refusedSinceMoved} buyers turned away and the stock has not moved for {Math.round((sale.stuckForMs ?? 0) / 1000)} s,
+          with {sale.remaining} units left. The lock (or a server it needs) has stopped serving.
+        </p>
+      )}
       <p className="muted" data-testid="sale-reconciler">
         Reconciler: {sale.givenBack} unit{sale.givenBack === 1 ? "" : "s"} put back on the shelf, {sale.reconciledOrders} order
         {sale.reconciledOrders === 1 ? "" : "s"} recorded for buyers whose instance failed

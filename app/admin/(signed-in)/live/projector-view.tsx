@@ -64,6 +64,11 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
           <dt>Peak holders</dt><dd>{acc.peakHolders}</dd>
           {snapshot.onePerBuyer && (<><dt>Buyers with two orders</dt><dd data-testid="acc-two-orders" className={acc.buyersWithTwoOrders ? "bad" : undefined}>{acc.buyersWithTwoOrders}</dd></>)}
         </dl>
+        {acc.liveness === "stuck" && (
+          <p className="bad-text" data-testid="acc-stuck">
+            STUCK: buyers are turned away and nothing has sold for {Math.round((acc.stuckForMs ?? 0) / 1000)} s, with stock left.
+          </p>
+        )}
         <p className="muted">Counted per unit from the orders in Postgres and the Redis stock, never from a difference.</p>
         <Link href={`/admin/sales/${snapshot.saleId}/timeline`} className="button-link" data-testid="timeline-link">Holder timeline of sale #{snapshot.saleId}</Link>
       </section>

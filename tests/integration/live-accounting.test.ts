@@ -1,0 +1,136 @@
+/**
+ * True at every instant: the accounting read while a sale moves. An open-model load (300 buyers
+ * arriving per second for 15 s, as a k6 spike makes it) runs through nginx while GET /api/sale is
+ * read at least 20 times a second and the projector's live stream (/api/admin/live) is read as it comes.
+ * Under a safe strategy no reading may show a unit lost, phantom or sold twice, nor FAIL; under
+ * `none` the readings do show FAIL, as they must. A run completed while its buyers still wait
+ * stores figures that are just as true.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetConfig } from "@/lib/sale/config";
+import { HONEST, honest, settledSale } from "../support/accounting";
+import { adminFetch, signIn } from "../support/admin";
+import { openLoad } from "../support/open-load";
+import { PUBLIC_URL, prepareSale } from "../support/stack";
+import { sleep } from "../support/wait";
+
+const RATE_PER_S = 300;
+const LOAD_MS = 15_000;
+const POLL_EVERY_MS = 50;
+const READERS = 4;
+
+interface Reading {
+  readonly source: "GET /api/sale" | "live stream";
+  readonly verdict: string;
+  readonly doubleSold: number;
+  readonly lostUnits: number;
+  readonly phantomUnits: number;
+  readonly orders: number;
+}
+
+const wrong = (reading: Reading) => reading.verdict === "FAIL" || reading.doubleSold > 0 || reading.lostUnits > 0 || reading.phantomUnits > 0;
+
+let cookie: string;
+beforeAll(async () => {
+  cookie = await signIn();
+});
+afterAll(() => resetConfig());
+
+/** GET /api/sale every POLL_EVERY_MS until `stop`, one request at a time. */
+async function pollSale(stop: AbortSignal): Promise<Reading[]> {
+  const readings: Reading[] = [];
+  while (!stop.aborted) {
+    const response = await fetch(`${PUBLIC_URL}/api/sale`, { signal: AbortSignal.timeout(5000) }).catch(() => undefined);
+    if (response?.status === 200) {
+      const sale = (await response.json()) as Omit<Reading, "source">;
+      readings.push({ source: "GET /api/sale", verdict: sale.verdict, doubleSold: sale.doubleSold, lostUnits: sale.lostUnits, phantomUnits: sale.phantomUnits, orders: sale.orders });
+    }
+    await sleep(POLL_EVERY_MS);
+  }
+  return readings;
+}
+
+/** Every accounting the projector's live stream sends until `stop`. */
+async function readLiveStream(stop: AbortSignal): Promise<Reading[]> {
+  const readings: Reading[] = [];
+  const response = await fetch(`${PUBLIC_URL}/api/admin/live`, { headers: { cookie }, signal: stop });
+  expect(response.status).toBe(200);
+  const decoder = new TextDecoder();
+  let buffered = "";
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffered.indexOf("\n\n")) >= 0) {
+        const event = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const data = event.split("\n").find((line) => line.startsWith("data: "));
+        if (!data) continue;
+        const { accounting } = JSON.parse(data.slice(6)) as { accounting: Omit<Reading, "source"> };
+        readings.push({ source: "live stream", ...accounting });
+      }
+    }
+  } catch (error) {
+    if (!stop.aborted) throw error;
+  }
+  return readings;
+}
+
+async function readWhileLoaded(prefix: string, loadMs = LOAD_MS) {
+  const stop = new AbortController();
+  // Readers side by side: while the sale is busy one reading takes longer than POLL_EVERY_MS.
+  const polled = Promise.all(Array.from({ length: READERS }, () => pollSale(stop.signal))).then((all) => all.flat());
+  const streamed = readLiveStream(stop.signal);
+  const load = await openLoad(PUBLIC_URL, { ratePerS: RATE_PER_S, durationMs: loadMs, prefix });
+  stop.abort();
+  const readings = [...(await polled), ...(await streamed)];
+  return { load, readings };
+}
+
+describe.each(["token-lua", "redlock", "pg-for-update", "atomic"] as const)("%s under an open-model load", (strategy) => {
+  it(`no reading during ${LOAD_MS / 1000} s at ${RATE_PER_S} arrivals/s shows a unit lost, phantom or sold twice`, async () => {
+    await prepareSale({ strategy, workMs: 1, lockTtlMs: 5000, waitTimeoutMs: 5000 }, 10_000);
+    const { load, readings } = await readWhileLoaded(`live-${strategy}`);
+    const fromApi = readings.filter((reading) => reading.source === "GET /api/sale");
+    const fromStream = readings.filter((reading) => reading.source === "live stream");
+    console.log(`${strategy}: ${load.arrivals} arrivals (${load.dropped} dropped), ${JSON.stringify(load.statuses)}; `
+      + `${fromApi.length} readings of /api/sale, ${fromStream.length} of the live stream`);
+    // The sale moved the whole time it was read, and it was read often.
+    expect(load.bought).toBeGreaterThan(RATE_PER_S * (LOAD_MS / 1000) * 0.5);
+    expect(fromApi.length / (LOAD_MS / 1000)).toBeGreaterThanOrEqual(20);
+    expect(fromStream.length).toBeGreaterThan(LOAD_MS / 1000);
+    expect(new Set(fromApi.map((reading) => reading.orders)).size).toBeGreaterThan(fromApi.length / 4);
+    expect(readings.filter(wrong)).toEqual([]);
+    expect(honest(await settledSale())).toEqual(HONEST);
+  });
+});
+
+describe("none under the same load", () => {
+  it("the readings do show FAIL: units sold twice", async () => {
+    await prepareSale({ strategy: "none", workMs: 5, lockTtlMs: 5000, waitTimeoutMs: 5000 }, 10_000);
+    const { readings } = await readWhileLoaded("live-none", 5000);
+    expect(readings.filter((reading) => reading.verdict === "FAIL" && reading.doubleSold > 0).length).toBeGreaterThan(0);
+  });
+});
+
+describe("a run completed while its buyers still wait", () => {
+  it("stores figures with no unit lost, phantom or sold twice", async () => {
+    const created = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", workMs: 1, lockTtlMs: 5000, waitTimeoutMs: 5000, initialStock: 10_000, vus: 300 });
+    expect(created.status, created.text).toBe(201);
+    const { run, reportToken } = created.json as { run: { id: number }; reportToken: string };
+    const loading = openLoad(PUBLIC_URL, { ratePerS: RATE_PER_S, durationMs: 8000, prefix: "live-run" });
+    await sleep(3000); // mid-load: the run is completed while buyers keep arriving and waiting
+    const completed = await fetch(`${PUBLIC_URL}/api/admin/runs/${run.id}/complete`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-run-token": reportToken },
+      body: JSON.stringify({ tool: "node", requests: 900, bought: 800, soldOut: 0, busy: 0, errors: 0, durationMs: 3000, latencyMs: { p50: 5, p95: 10, p99: 20 } }),
+    });
+    const load = await loading;
+    expect(completed.status).toBe(200);
+    const stored = ((await completed.json()) as { run: { doubleSold: number; lostUnits: number; phantomUnits: number; orders: number; verdict: string } }).run;
+    expect(load.bought).toBeGreaterThan(stored.orders); // buyers kept buying after the run was counted
+    expect(stored.orders).toBeGreaterThan(0);
+    expect({ doubleSold: stored.doubleSold, lostUnits: stored.lostUnits, phantomUnits: stored.phantomUnits, verdict: stored.verdict })
+      .toEqual({ doubleSold: 0, lostUnits: 0, phantomUnits: 0, verdict: "PASS" });
+  });
+});
