@@ -65,6 +65,9 @@ function connectZookeeper(sessionTimeoutMs: number, connectTimeoutMs: number): P
   });
 }
 
+/** A ZooKeeper session nobody asked for this long is closed (see openLockServices). */
+const SESSION_RETIRE_MS = 30_000;
+
 const globalForServices = globalThis as unknown as { lockLabServices?: LockServices };
 
 /** The app's own clients of the lock services. */
@@ -82,6 +85,22 @@ export function openLockServices(name = "locklab"): LockServices {
   let subscriber: Redis | undefined;
   let etcd: Etcd3 | undefined;
   const zk = new Map<number, Promise<zookeeper.Client>>();
+  const zkAskedAt = new Map<number, number>();
+  /**
+   * One session per timeout asked for, but only while it is asked for: a strategy or TTL switch
+   * leaves the old timeout's session unused, and a session left open keeps its heartbeats going
+   * for as long as the instance runs. One not asked for in SESSION_RETIRE_MS is closed (a switch
+   * has drained its holders long before).
+   */
+  const retireIdleSessions = (now: number) => {
+    for (const [timeout, askedAt] of zkAskedAt) {
+      if (now - askedAt < SESSION_RETIRE_MS) continue;
+      const client = zk.get(timeout);
+      zk.delete(timeout);
+      zkAskedAt.delete(timeout);
+      client?.then((c) => c.close()).catch(() => {});
+    }
+  };
   return {
     // ioredis ends a Sentinel client for good when a failover's reconnect races its own
     // reconnect ("Connection is closed."): such a client is replaced by a new one.
@@ -96,6 +115,9 @@ export function openLockServices(name = "locklab"): LockServices {
       return subscriber;
     },
     zookeeper(sessionTimeoutMs) {
+      const askedAt = Date.now();
+      zkAskedAt.set(sessionTimeoutMs, askedAt);
+      retireIdleSessions(askedAt);
       const known = zk.get(sessionTimeoutMs);
       if (known) return known;
       const connecting = connectZookeeper(sessionTimeoutMs, 3000).then((client) => {

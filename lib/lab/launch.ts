@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { openSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { finishLabRun, getLabRun } from "./lab-runs";
@@ -16,6 +16,8 @@ export function launchLabRun(labRunId: number): void {
     env: { ...process.env, NODE_OPTIONS: "" },
     detached: true,
   });
+  // The child has its own copy of the log's descriptor now; this instance's would stay open for good.
+  closeSync(log);
   child.unref();
   const fail = async (reason: string) => {
     const record = await getLabRun(labRunId);

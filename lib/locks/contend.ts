@@ -23,12 +23,12 @@ const UNANNOUNCED_RELEASE_CHECK_MS = 1000;
 
 /**
  * Tries `attempt` until it acquires or the deadline passes. Between tries it sleeps until the lock
- * is released (pub/sub) or the holder's TTL runs out — never a fixed-interval poll.
+ * is released (pub/sub) or the holder's TTL runs out — never a fixed-interval poll. The first try
+ * is always made: a wait timeout of 0 means "try once, never wait", not "never try".
  */
 export async function contend(options: ContendOptions, attempt: () => Promise<Attempt>): Promise<void> {
-  for (;;) {
-    const remaining = options.deadline - Date.now();
-    if (remaining <= 0) throw new LockBusyError(options.resource, options.waitTimeoutMs);
+  for (let tries = 0; ; tries++) {
+    if (tries > 0 && options.deadline - Date.now() <= 0) throw new LockBusyError(options.resource, options.waitTimeoutMs);
     const released = options.releases.armReleaseWait(options.resource, options.nodeIndexes);
     let result: Attempt;
     try {
@@ -42,6 +42,10 @@ export async function contend(options: ContendOptions, attempt: () => Promise<At
     if (result.acquired) {
       released.cancel();
       return;
+    }
+    if (options.deadline - Date.now() <= 0) {
+      released.cancel();
+      throw new LockBusyError(options.resource, options.waitTimeoutMs);
     }
     // Pub/sub is fire-and-forget (a subscriber reconnecting misses messages), so even a lock that
     // never expires is looked at again now and then rather than trusted to announce its release.

@@ -26,7 +26,13 @@ const call = <T>(what: string, run: () => Promise<T>) => serviceCall(`etcd ${wha
 
 /** Resolves once `key` is deleted (or after `maxMs`: the caller looks again). */
 async function waitDeleted(etcd: Etcd3, key: string, afterRevision: string, maxMs: number): Promise<void> {
-  const watcher = await call("watch", () => etcd.watch().key(key).startRevision(afterRevision).create());
+  const creating = etcd.watch().key(key).startRevision(afterRevision).create();
+  // A watcher whose creation outlived its call's bound is still created later: cancel it then.
+  creating.catch(() => undefined);
+  const watcher = await call("watch", () => creating).catch((error: unknown) => {
+    void creating.then((late) => late.cancel()).catch(() => undefined);
+    throw error;
+  });
   try {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, Math.max(1, maxMs));

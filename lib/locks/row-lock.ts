@@ -13,6 +13,8 @@ import { LockBusyError, LockUnavailableError, type HeldLock, type LockOptions, t
  * lower one) and checks its time left before writing. Holders and waiters use a pool of their own.
  */
 const LOCK_NOT_AVAILABLE = "55P03";
+/** How long a buyer who never waits (wait timeout 0) may take to get a connection of the pool. */
+const CONNECT_FOR_ONE_TRY_MS = 2000;
 
 export interface RowLockVariant {
   readonly name: string;
@@ -49,10 +51,12 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
   let fromCritical = false;
   try {
     await client.query("BEGIN");
+    // A wait timeout of 0 is "try once, never wait": NOWAIT (a lock_timeout of 0 would wait forever).
+    const nowait = variant.nowait || options.waitTimeoutMs <= 0;
     const waitLeftMs = Math.max(1, options.waitTimeoutMs - (Date.now() - startedAt));
-    await client.query(`SET LOCAL lock_timeout = ${Math.floor(waitLeftMs)}`);
+    if (!nowait) await client.query(`SET LOCAL lock_timeout = ${Math.floor(waitLeftMs)}`);
     const { rows } = await client.query<{ name: string }>(
-      `SELECT name FROM lock_rows WHERE name = $1 FOR UPDATE${variant.nowait ? " NOWAIT" : ""}`,
+      `SELECT name FROM lock_rows WHERE name = $1 FOR UPDATE${nowait ? " NOWAIT" : ""}`,
       [resource],
     );
     if (rows.length === 0) throw new LockUnavailableError(`no lock row for ${resource}: run the seed (npm run db:seed)`);
@@ -98,10 +102,17 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
  */
 async function connect(pool: Pool, resource: string, waitTimeoutMs: number): Promise<PoolClient> {
   const saturated = () => pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? 10);
+  // Never waiting for the lock is not never waiting for a connection: with a wait timeout of 0 a
+  // buyer that finds every connection taken is busy at once, and any other gets one (or finds
+  // Postgres down) within the time a connect takes.
+  if (waitTimeoutMs <= 0 && saturated()) {
+    throw new LockBusyError(resource, waitTimeoutMs, `all ${pool.options.max} row-lock connections are held by holders and waiters`);
+  }
+  const connectMs = waitTimeoutMs > 0 ? waitTimeoutMs : CONNECT_FOR_ONE_TRY_MS;
   let timer: NodeJS.Timeout | undefined;
   const connecting = pool.connect();
   const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("timeout")), waitTimeoutMs);
+    timer = setTimeout(() => reject(new Error("timeout")), connectMs);
   });
   try {
     return await Promise.race([connecting, timedOut]);

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import zookeeper from "node-zookeeper-client";
 import type { LockClients } from "./clients";
@@ -13,6 +14,13 @@ import { LockBusyError, LockUnavailableError, type LockOptions } from "./types";
  * znode just before its own (FIFO, no herd). The znode lives as long as its client's session,
  * which the client keeps alive with heartbeats; the session timeout is the lease. Its sequence
  * number rises with every contender, so it is the fencing token the stock store checks.
+ *
+ * Names are protected, as Curator's are: `_c_<guid>-lock-<sequence>`. A create or remove whose
+ * answer never came (a timeout while the client was cut off: the client queues the request and
+ * sends it after it reconnects; a CONNECTION_LOSS after the server committed it) may leave a znode
+ * in a session that lives on, and that znode would block every contender, on every instance, for
+ * as long as the instance runs. After any such uncertain call the contender looks for its own
+ * GUID and deletes what it finds (sweepOurs).
  */
 const ROOT = "/locklab/locks";
 
@@ -33,6 +41,48 @@ function zk<T>(what: string, timeoutMs: number, call: (callback: Callback<T>) =>
   return serviceCall(`zookeeper ${what}`, timeoutMs, () => new Promise<T>((resolve, reject) => call((error, result) => (error ? reject(error instanceof Error ? error : Object.assign(new Error(messageOf(error)), { cause: error })) : resolve(result)))));
 }
 
+/** A contender's znode: `_c_<guid>-lock-<sequence>` (or the older `lock-<sequence>`). */
+const LOCK_NODE = /(?:^|-)lock-(\d+)$/;
+const sequenceOf = (name: string) => Number(LOCK_NODE.exec(name)?.[1] ?? NaN);
+
+/** The contenders under the lock's path, lowest sequence first. */
+const inLine = (children: readonly string[]) =>
+  children.filter((name) => LOCK_NODE.test(name)).sort((a, b) => sequenceOf(a) - sequenceOf(b));
+
+/** How long a sweep keeps trying; past it the session has long expired, and its znodes with it. */
+const SWEEP_FOR_MS = 60_000;
+const SWEEP_AGAIN_MS = 250;
+
+/** One ZooKeeper call's answer, however long the client takes to send it (it queues while disconnected). */
+function answerOf<T>(call: (callback: Callback<T>) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => call((error, result) => (error ? reject(error) : resolve(result))));
+}
+
+/**
+ * Deletes every znode under `dir` whose name carries `guid`, on the client that may have created
+ * it. ZooKeeper answers one session's requests in order and the client sends what it queued in
+ * order, so a listing asked after an uncertain create sees that create's outcome. Retried until
+ * answered; ends when the session is gone (its ephemeral znodes went with it).
+ */
+export async function sweepOurs(client: zookeeper.Client, dir: string, guid: string): Promise<void> {
+  const deadline = Date.now() + SWEEP_FOR_MS;
+  while (Date.now() < deadline) {
+    try {
+      const ours = (await answerOf<string[]>((cb) => client.getChildren(dir, cb))).filter((name) => name.includes(guid));
+      for (const name of ours) {
+        await answerOf<void>((cb) => client.remove(`${dir}/${name}`, -1, (error) => cb(error, undefined))).catch((error: unknown) => {
+          if (!isCode(error, zookeeper.Exception.NO_NODE)) throw error;
+        });
+      }
+      return;
+    } catch (error) {
+      if (isCode(error, zookeeper.Exception.SESSION_EXPIRED) || isCode(error, zookeeper.Exception.NO_NODE)) return;
+      if (client.getState() === zookeeper.State.EXPIRED) return;
+      await new Promise((resolve) => setTimeout(resolve, SWEEP_AGAIN_MS));
+    }
+  }
+}
+
 /** Whether `error`, or an error it was caused by, is ZooKeeper's exception `code`. */
 function isCode(error: unknown, code: number): boolean {
   for (let e = error as { getCode?: () => number; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
@@ -49,6 +99,7 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
   let client: zookeeper.Client | undefined;
   let node: string | undefined;
   let sequence: number | undefined;
+  let guidOf: string | undefined;
 
   async function waitForPredecessor(c: zookeeper.Client, predecessor: string, maxMs: number): Promise<void> {
     await new Promise<void>((resolve, reject) => {
@@ -74,13 +125,21 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
       client = c;
       await zk<string>("mkdirp", SERVICE_CALL_MS, (cb) => c.mkdirp(dir, cb));
       let heardAt = now();
-      node = await zk<string>("create", SERVICE_CALL_MS, (cb) => c.create(`${dir}/lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
+      const guid = randomUUID().replaceAll("-", "");
+      guidOf = guid;
+      try {
+        node = await zk<string>("create", SERVICE_CALL_MS, (cb) => c.create(`${dir}/_c_${guid}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
+      } catch (error) {
+        // Created or not, we cannot tell: whatever carries our GUID goes.
+        void sweepOurs(c, dir, guid);
+        throw error;
+      }
       const mine = path.posix.basename(node);
-      sequence = Number(mine.slice("lock-".length));
+      sequence = sequenceOf(mine);
       try {
         for (;;) {
           heardAt = now();
-          const children = (await zk<string[]>("getChildren", SERVICE_CALL_MS, (cb) => c.getChildren(dir, cb))).filter((n) => n.startsWith("lock-")).sort();
+          const children = inLine(await zk<string[]>("getChildren", SERVICE_CALL_MS, (cb) => c.getChildren(dir, cb)));
           const at = children.indexOf(mine);
           if (at < 0) throw new LockUnavailableError(`zookeeper: our znode ${node} is gone (the session expired)`);
           if (at === 0) break;
@@ -96,9 +155,8 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
           await zk("setData", SERVICE_CALL_MS, (cb) => c.setData(dir, Buffer.from(`held:${sequence}`), cb));
         }
       } catch (error) {
-        const stale = node;
         node = undefined;
-        c.remove(stale, () => {});
+        void sweepOurs(c, dir, guid);
         throw error;
       }
       // The server heard from this session no earlier than our last answered call: the session,
@@ -116,6 +174,8 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
         return true;
       } catch (error) {
         if (isCode(error, zookeeper.Exception.NO_NODE)) return false;
+        // Removed or not, we cannot tell: a znode left behind would block everyone until it goes.
+        if (guidOf) void sweepOurs(c, dir, guidOf);
         throw error;
       }
     },

@@ -31,6 +31,8 @@ export const RECONCILE_AFTER_MS = 3000;
 const PASS_EVERY_MS = 2000;
 const LEASE_KEY = "locklab:reconciler";
 const LEASE_MS = 20_000;
+/** The least the reconciler waits for the sale's lock to give a unit back. */
+const GIVE_BACK_WAIT_MS = 1000;
 
 /** Marks a reservation as the reconciler's to settle; answers its JSON, or nil when it is gone. */
 const MARK_SETTLING = `
@@ -118,10 +120,9 @@ async function settle(saleId: number, entry: PendingEntry): Promise<Settled> {
       await redis.hdel(keys.pending, entry.id);
       return "already-ordered";
     }
-    let given = await giveBack(saleId, entry).catch((): GiveBackResult | "error" => "error");
-    // No answer is no proof it did not happen: the script deletes the reservation as it puts the
-    // unit back, so a reservation gone means given back (the tombstone must then stay).
-    if (given === "error" && !(await redis.hexists(keys.pending, entry.id).catch(() => 1))) given = "given-back";
+    let given = await giveBack(saleId, entry).catch((): GiveBackResult | "unknown" => "unknown");
+    // No answer is no proof it did not happen: the script may have run with its reply lost.
+    if (given === "unknown") given = await askWhetherGivenBack(keys.pending, entry.id);
     if (given === "given-back") {
       await client.query("COMMIT");
       // The script freed the buyer with the unit: under the one-order rule they may buy again.
@@ -145,13 +146,34 @@ async function settle(saleId: number, entry: PendingEntry): Promise<Settled> {
   }
 }
 
+/** How long apart the reconciler asks Redis again about a give-back whose answer it did not get. */
+const ASK_AGAIN_MS = 250;
+
+/**
+ * Whether a give-back whose reply was lost happened. The script is atomic and deletes the
+ * reservation exactly when it puts the unit back, so a reservation gone means given back (the
+ * tombstone must stay, or the purchase could still record an order for a unit back on the shelf)
+ * and one still there means nothing changed. Until Redis answers, nothing is decided: the
+ * tombstone's transaction stays open, so a late order insert of this reservation waits too.
+ */
+async function askWhetherGivenBack(pendingKey: string, reservation: string): Promise<"given-back" | "not-settling"> {
+  for (;;) {
+    try {
+      return (await getRedis().hexists(pendingKey, reservation)) ? "not-settling" : "given-back";
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, ASK_AGAIN_MS));
+    }
+  }
+}
+
 /** The give-back, under the lock of the strategy in force, on the sale that is current. */
 async function giveBack(saleId: number, entry: PendingEntry): Promise<GiveBackResult | "not-current"> {
   const redis = getRedis();
   if (Number(await redis.hget(SALE_KEY, "id")) !== saleId) return "not-current";
   const config = await getActiveConfig();
   const strategy = getStrategy(config.strategy);
-  const options: LockOptions = { ttlMs: config.lockTtlMs, waitTimeoutMs: config.waitTimeoutMs, epoch: config.epoch };
+  // The reconciler is no buyer: it waits its own while for the lock, even where buyers never wait.
+  const options: LockOptions = { ttlMs: config.lockTtlMs, waitTimeoutMs: Math.max(config.waitTimeoutMs, GIVE_BACK_WAIT_MS), epoch: config.epoch };
   return strategy.withLock(SKU, options, async (held) => {
     // The same lease rule as every holder's write: a reconciler paused past its lease writes nothing.
     if (held.timeLeftMs && held.timeLeftMs() < MIN_LEASE_LEFT_MS) throw new LockLostError(SKU);

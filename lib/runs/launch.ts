@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { openSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { getEnv } from "../env";
@@ -23,6 +23,8 @@ export function launchDriver(run: RunRecord, reportToken: string): void {
     [script, "--url", getEnv().PUBLIC_URL, "--vus", String(run.vus), ...bound, ...openModel(run), "--run", String(run.id), "--token", reportToken, "--quiet"],
     { stdio: ["ignore", log, log], env: { ...process.env, NODE_OPTIONS: "" } },
   );
+  // The child has its own copy of the log's descriptor now; this instance's would stay open for good.
+  closeSync(log);
   child.on("exit", (code) => {
     if (code !== 0) void failRun(run.id, `load driver exited with code ${code}`).catch(() => {});
   });

@@ -12,8 +12,11 @@ import { CONFIG_KEY, SALE_KEY, saleCounterKeys } from "./keys";
  *    section's entry scripts refuse every buyer (423 busy, retry at once), while holders already
  *    inside finish their last write.
  * 2. Wait until no holder is inside (bounded: a holder frozen past the bound is fenced out next).
- * 3. Apply the change, then bump the epoch and lift `draining` in one step. Every write carries
- *    the epoch its buyer started under, so a holder of the old epoch can neither enter nor write.
+ * 3. Bump the epoch *before* changing anything. Every write carries the epoch its buyer started
+ *    under, so from here a holder of the old epoch can neither enter nor write — one frozen past
+ *    the drain bound that wakes during the change (a new sale's stock just written) is refused.
+ * 4. Apply the change, then bump the epoch again and lift `draining` in one step: a buyer who read
+ *    the config between the two bumps read it half-changed, and is refused too.
  *
  * Switches are serialised by a token lock of their own.
  */
@@ -50,6 +53,7 @@ export async function quiesced<T>(change: () => Promise<T>): Promise<T> {
     await redis.hset(CONFIG_KEY, "draining", String(Number(seconds) * 1000 + DRAIN_MAX_MS + SWITCH_LOCK_TTL_MS));
     const drainDeadline = Date.now() + DRAIN_MAX_MS;
     while ((await holdersInside()) > 0 && Date.now() < drainDeadline) await sleep(10);
+    await redis.hincrby(CONFIG_KEY, "epoch", 1);
     try {
       return await change();
     } finally {
