@@ -92,10 +92,10 @@ describe("renderTemplate", () => {
     expect(vars.NGINX_TEMP_DIR).toBe(path.join(dir, "temp"));
     expect(vars.NGINX_ACCESS_LOG).toBe(`${path.join(LOG_DIR, "nginx-access.log")} locklab buffer=64k flush=1s`);
     expect(vars.APP_UPSTREAMS).toBe(
-      [4001, 4002, 4003].map((p) => `server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join("\n        "),
+      [4001, 4002, 4003].map((p) => `server 127.0.0.1:${p} max_fails=0;`).join("\n        "),
     );
     const conf = renderTemplate(fs.readFileSync(path.join(ROOT, "nginx", "nginx.conf.template"), "utf8"), vars);
-    expect(conf).toContain("server 127.0.0.1:4003 max_fails=1 fail_timeout=5s;");
+    expect(conf).toContain("server 127.0.0.1:4003 max_fails=0;");
     expect(conf).toContain("127.0.0.1:8080");
     const uncommented = conf.split("\n").filter((l) => !l.trimStart().startsWith("#"));
     expect(uncommented.join("\n")).not.toMatch(/\$\{[A-Z]/);

@@ -69,7 +69,7 @@ export function nginxVars(cfg: Pick<StackConfig, "apps" | "publicPort"> & Exposu
     NGINX_TEMP_DIR: path.join(dir, "temp"),
     NGINX_LISTEN: `${cfg.publicHost}:${cfg.publicPort}`,
     ADMIN_REFUSED_FROM_LAN: cfg.adminFromLan ? "0" : "1",
-    APP_UPSTREAMS: cfg.apps.map((a) => `server 127.0.0.1:${a.port} max_fails=1 fail_timeout=5s;`).join("\n        "),
+    APP_UPSTREAMS: cfg.apps.map((a) => `server 127.0.0.1:${a.port} max_fails=0;`).join("\n        "),
   };
 }
 
