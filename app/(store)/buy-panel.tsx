@@ -4,6 +4,7 @@ import { useState } from "react";
 import type { LiveSnapshot } from "@/lib/workshop/live";
 import { dropStateAt, useLiveSnapshot } from "../use-live-snapshot";
 import { JoinForm } from "./join-form";
+import type { Me } from "./me";
 import { WinnerList } from "./winner-list";
 
 type Outcome =
@@ -12,10 +13,6 @@ type Outcome =
   | { kind: "busy"; message: string }
   | { kind: "error"; message: string };
 
-export interface Me {
-  readonly buyer: string;
-  readonly name: string;
-}
 
 /** Outside workshop mode a visitor buys as an id kept in this browser. */
 function browserBuyerId(): string {
@@ -31,6 +28,8 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
   const [me, setMe] = useState(props.me);
   const [pending, setPending] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  // The store asked this phone to join first (a purchase from the LAN buys as the person who joined).
+  const [mustJoin, setMustJoin] = useState(false);
 
   const drop = dropStateAt(snapshot, serverNow);
   const inDrop = drop.state !== "none";
@@ -48,6 +47,10 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
         setOutcome({ kind: "bought", orderId: body.order.id, stockLeft: body.stockLeft, instance: body.instance, unit: body.order.unit });
       } else if (body.code === "sold_out") {
         setOutcome({ kind: "sold_out" });
+      } else if (body.code === "join_first") {
+        setMe(null);
+        setMustJoin(true);
+        setOutcome({ kind: "error", message: "Type your name to join first: every purchase here is made by a person." });
       } else if (body.code === "busy") {
         setOutcome({ kind: "busy", message: "Too many buyers right now — the lock could not be had in time. Try again." });
       } else {
@@ -63,7 +66,7 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
   const soldOut = snapshot.stock <= 0;
   const waiting = drop.state === "scheduled";
   const closed = drop.state === "closed";
-  const needsName = inDrop && !me && !soldOut && !closed;
+  const needsName = (inDrop || mustJoin) && !me && !soldOut && !closed;
   const label = soldOut ? "Sold out" : pending ? "Buying…" : waiting ? `Opens in ${drop.secondsLeft} s` : closed ? "Drop closed" : "Buy now";
   return (
     <div>

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import type { Me } from "./buy-panel";
+import type { Me } from "./me";
 
 /** A student types a display name once; the store keeps their buyer id in a cookie. */
 export function JoinForm(props: { onJoined: (me: Me) => void }) {

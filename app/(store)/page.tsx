@@ -3,7 +3,8 @@ import { getDb } from "@/lib/db";
 import { SKU } from "@/lib/sale/keys";
 import { BUYER_COOKIE, buyerFromCookie, getBuyerName } from "@/lib/workshop/buyers";
 import { getLiveSnapshot } from "@/lib/workshop/live";
-import { BuyPanel, type Me } from "./buy-panel";
+import { BuyPanel } from "./buy-panel";
+import type { Me } from "./me";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,8 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { HttpError, errorResponse } from "../http/errors";
-import { SESSION_COOKIE, isValidSessionToken } from "./session";
+import { storeCall } from "../store-call";
+import { SESSION_COOKIE, isSignedIn } from "./session";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -12,7 +13,7 @@ const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  */
 export async function requireAdmin(request: Request): Promise<void> {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
-  if (!isValidSessionToken(token)) {
+  if (!(await storeCall(() => isSignedIn(token)))) {
     throw new HttpError(401, "unauthorized", "Sign in as admin first (POST /api/admin/session).");
   }
   if (MUTATING.has(request.method)) assertSameOrigin(request);
@@ -58,5 +59,5 @@ export function assertSameOrigin(request: Request): void {
 /** For admin pages (server components): redirect to sign-in without a valid session. */
 export async function requireAdminPage(next: string): Promise<void> {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
-  if (!isValidSessionToken(token)) redirect(`/admin/login?next=${encodeURIComponent(next)}`);
+  if (!(await isSignedIn(token))) redirect(`/admin/login?next=${encodeURIComponent(next)}`);
 }

@@ -1,11 +1,13 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { getEnv } from "../env";
 import { AppError } from "../errors";
+import { getRedis } from "../redis";
 
 /**
- * The admin session: one password from env, and a stateless signed cookie that every instance
- * can verify (`v1.<expiresAtMs>.<hmac>`). httpOnly + SameSite=Strict; mutating calls are
- * also checked for a same-origin request (see ./guard).
+ * The admin session: one password from env, and a signed cookie every instance can verify
+ * (`v2.<expiresAtMs>.<session id>.<hmac>`) whose session id must also still be listed in Redis,
+ * so signing out ends the session for good (a copied cookie stops working with it).
+ * httpOnly + SameSite=Strict; mutating calls are also checked for a same-origin request (see ./guard).
  */
 export const SESSION_COOKIE = "locklab_admin";
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -43,22 +45,72 @@ export function checkPassword(candidate: string): boolean {
   return equal(digest(candidate), digest(expected));
 }
 
-export function createSessionToken(now = Date.now()): string {
-  const payload = `v1.${now + SESSION_TTL_MS}`;
+const sessionKey = (id: string) => `locklab:admin:session:${id}`;
+
+/** A new session, listed in Redis until it expires or is signed out. */
+export async function createSession(now = Date.now()): Promise<string> {
+  const id = randomBytes(18).toString("base64url");
+  const payload = `v2.${now + SESSION_TTL_MS}.${id}`;
+  await getRedis().set(sessionKey(id), "1", "PX", SESSION_TTL_MS);
   return `${payload}.${sign(payload)}`;
 }
 
-export function isValidSessionToken(token: string | undefined, now = Date.now()): boolean {
-  if (!token) return false;
+/** The session id a token carries, when its signature and expiry hold (nothing asked of Redis). */
+function signedSessionId(token: string | undefined, now: number): string | undefined {
+  if (!token) return undefined;
   const parts = token.split(".");
-  if (parts.length !== 3 || parts[0] !== "v1") return false;
+  if (parts.length !== 4 || parts[0] !== "v2") return undefined;
   const expiresAt = Number(parts[1]);
-  if (!Number.isFinite(expiresAt) || expiresAt < now) return false;
+  if (!Number.isFinite(expiresAt) || expiresAt < now) return undefined;
   try {
-    return equal(parts[2] ?? "", sign(`${parts[0]}.${parts[1]}`));
+    return equal(parts[3] ?? "", sign(`${parts[0]}.${parts[1]}.${parts[2]}`)) ? parts[2] : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** A signed, unexpired token whose session has not been signed out. */
+export async function isSignedIn(token: string | undefined, now = Date.now()): Promise<boolean> {
+  const id = signedSessionId(token, now);
+  return id !== undefined && (await getRedis().exists(sessionKey(id))) === 1;
+}
+
+/** Ends the session the token names (signing out): the cookie is worthless from here on. */
+export async function endSession(token: string | undefined): Promise<void> {
+  const id = signedSessionId(token, Date.now());
+  if (id) await getRedis().del(sessionKey(id));
+}
+
+/**
+ * Sign-in attempts: at most SIGN_IN_FAILURES_ALLOWED wrong passwords per address per window (the
+ * machine itself included: the admin pages answer there by default), then 429 until it passes.
+ */
+const SIGN_IN_FAILURES_ALLOWED = 10;
+const SIGN_IN_WINDOW_MS = 60_000;
+const failuresKey = (address: string) => `locklab:admin:sign-in-failures:${address}`;
+
+export class TooManySignInsError extends AppError {
+  override name = "TooManySignInsError";
+  readonly status = 429;
+  readonly code = "too_many_attempts";
+  override readonly retryAfterS: number;
+  constructor(retryInMs: number) {
+    super(`too many wrong passwords from this address; try again in ${Math.ceil(retryInMs / 1000)} s`);
+    this.retryAfterS = Math.max(1, Math.ceil(retryInMs / 1000));
+  }
+}
+
+/** Throws while `address` has used up its wrong passwords for the window. */
+export async function assertSignInAllowed(address: string): Promise<void> {
+  const redis = getRedis();
+  const [failures, ttl] = await Promise.all([redis.get(failuresKey(address)), redis.pttl(failuresKey(address))]);
+  if (Number(failures ?? 0) >= SIGN_IN_FAILURES_ALLOWED) throw new TooManySignInsError(ttl > 0 ? ttl : SIGN_IN_WINDOW_MS);
+}
+
+export async function noteWrongPassword(address: string): Promise<void> {
+  const key = failuresKey(address);
+  // The window starts with its first wrong password and is not pushed back by the next ones.
+  await getRedis().multi().incr(key).pexpire(key, SIGN_IN_WINDOW_MS, "NX").exec();
 }
 
 export function sessionCookieOptions(secure: boolean) {

@@ -10,6 +10,8 @@ import { announceChange } from "./announce";
 export const BUYER_COOKIE = "locklab_buyer";
 export const HUMAN_PREFIX = "human-";
 const NAMES_KEY = "locklab:workshop:names";
+/** The buyer each LAN address joined as (one person per address). */
+const ADDRESSES_KEY = "locklab:workshop:addresses";
 /** A cookie for a day's workshop; a new name makes a new buyer. */
 export const BUYER_COOKIE_MAX_AGE_S = 24 * 60 * 60;
 
@@ -28,11 +30,24 @@ export function buyerFromCookie(value: string | undefined): string | undefined {
 }
 
 /** Registers a student under `name` (already validated) and returns their new buyer id. */
-export async function joinWorkshop(name: string): Promise<HumanBuyer> {
-  const buyer = `${HUMAN_PREFIX}${randomBytes(9).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 12)}`;
-  await getRedis().multi().hset(NAMES_KEY, buyer, name).expire(NAMES_KEY, BUYER_COOKIE_MAX_AGE_S).exec();
+export async function joinWorkshop(name: string, from?: { readonly address: string; readonly local: boolean }): Promise<HumanBuyer> {
+  const redis = getRedis();
+  // One person per address on the LAN (each phone has its own): joining again from the same
+  // address renames that person instead of making a second buyer, so a script that joins in a
+  // loop still holds one place in the one-per-buyer rule. The machine itself (the instructor, the
+  // tests' phones, load runs) may make as many as it likes.
+  const known = from && !from.local ? await redis.hget(ADDRESSES_KEY, from.address) : null;
+  const buyer = known && BUYER_ID.test(known) ? known : `${HUMAN_PREFIX}${randomBytes(9).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 12)}`;
+  const multi = redis.multi().hset(NAMES_KEY, buyer, name).expire(NAMES_KEY, BUYER_COOKIE_MAX_AGE_S);
+  if (from && !from.local) multi.hset(ADDRESSES_KEY, from.address, buyer).expire(ADDRESSES_KEY, BUYER_COOKIE_MAX_AGE_S);
+  await multi.exec();
   announceChange();
   return { buyer, name };
+}
+
+/** Whether `buyer` is someone who joined (a cookie with an id this store never handed out is not). */
+export async function hasJoined(buyer: string): Promise<boolean> {
+  return (await getRedis().hexists(NAMES_KEY, buyer)) === 1;
 }
 
 export async function getBuyerName(buyer: string): Promise<string | undefined> {

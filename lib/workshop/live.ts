@@ -37,7 +37,10 @@ export interface LiveSnapshot {
   readonly winners?: { readonly people: readonly Winner[]; readonly others: number };
 }
 
-const ACCOUNTING_FIELDS = ["orders", "distinctUnits", "doubleSold", "lostUnits", "pendingUnits", "oversell", "buyersWithTwoOrders", "peakHolders", "verdict"] as const;
+const ACCOUNTING_FIELDS = [
+  "orders", "distinctUnits", "doubleSold", "lostUnits", "phantomUnits", "pendingUnits", "oversell", "buyersWithTwoOrders", "peakHolders",
+  "liveness", "stuckForMs", "verdict",
+] as const;
 
 export interface AdminLiveSnapshot extends LiveSnapshot {
   readonly accounting: Pick<SaleStats, (typeof ACCOUNTING_FIELDS)[number]>;
@@ -103,29 +106,38 @@ export async function getAdminLiveSnapshot(base?: LiveSnapshot): Promise<AdminLi
   return { ...snapshot, accounting };
 }
 
-/** Gets each snapshot as the SSE `data:` line it is sent as, encoded once for every subscriber. */
+/** Gets each snapshot's SSE event: `data:` with the snapshot, or `event: unavailable`. */
 type Listener = (event: string) => void;
 
 interface Hub {
   readonly people: Set<Listener>;
   readonly admins: Set<Listener>;
+  /** Listeners that have not had their first snapshot yet (they get the next broadcast, or its failure). */
+  readonly waiting: Set<Listener>;
   subscribed: boolean;
   lastAt: number;
   trailing?: NodeJS.Timeout;
   /** A broadcast is being built; `again`: a change arrived meanwhile, so one more follows it. */
   running: boolean;
   again: boolean;
+  /** The last snapshots broadcast, and whether nothing was announced since they were built. */
+  last?: { readonly people: LiveSnapshot; readonly admin?: AdminLiveSnapshot };
+  fresh: boolean;
 }
 
 // On globalThis: Next may load this module in more than one bundle, and there must be one hub.
 const globalForHub = globalThis as unknown as { lockLabLiveHub?: Hub };
 
 function hub(): Hub {
-  globalForHub.lockLabLiveHub ??= { people: new Set(), admins: new Set(), subscribed: false, lastAt: 0, running: false, again: false };
+  globalForHub.lockLabLiveHub ??= {
+    people: new Set(), admins: new Set(), waiting: new Set(), subscribed: false, lastAt: 0, running: false, again: false, fresh: false,
+  };
   return globalForHub.lockLabLiveHub;
 }
 
 export const snapshotEvent = (snapshot: LiveSnapshot) => `data: ${JSON.stringify(snapshot)}\n\n`;
+const unavailableEvent = (error: unknown) =>
+  `event: unavailable\ndata: ${JSON.stringify({ code: "unavailable", message: (error as Error).message })}\n\n`;
 
 /**
  * One snapshot for every subscriber. Never two at once: under load a snapshot (the accounting reads
@@ -139,21 +151,32 @@ async function broadcast(): Promise<void> {
     return;
   }
   h.running = true;
+  // Whoever is waiting now gets this broadcast; one who arrives while it is built waits for the next.
+  const served = new Set(h.waiting);
+  h.waiting.clear();
   try {
     if (h.people.size === 0 && h.admins.size === 0) return;
+    // A change announced while this is built marks it stale again (changed()).
+    h.fresh = true;
     const snapshot = await getLiveSnapshot();
+    const admin = h.admins.size ? await getAdminLiveSnapshot(snapshot) : undefined;
+    h.last = { people: snapshot, ...(admin ? { admin } : {}) };
     const event = snapshotEvent(snapshot);
     for (const listener of h.people) listener(event);
-    if (h.admins.size) {
-      const full = snapshotEvent(await getAdminLiveSnapshot(snapshot));
+    if (admin) {
+      const full = snapshotEvent(admin);
       for (const listener of h.admins) listener(full);
     }
-  } catch {
-    // A backing server is down: the pages keep their last snapshot, and the next change tries again.
+  } catch (error) {
+    h.fresh = false;
+    // A backing server is down: the pages keep their last snapshot, a new one hears why it has none,
+    // and the next change tries again.
+    const event = unavailableEvent(error);
+    for (const listener of served) listener(event);
   } finally {
     h.running = false;
     h.lastAt = Date.now();
-    if (h.again) {
+    if (h.again || h.waiting.size) {
       h.again = false;
       refreshSoon();
     }
@@ -171,23 +194,46 @@ function refreshSoon(): void {
   }, wait);
 }
 
+/** Something changed: what was broadcast last is no longer current. */
+function changed(): void {
+  hub().fresh = false;
+  refreshSoon();
+}
+
 function ensureSubscribed(): void {
   const h = hub();
   if (h.subscribed) return;
   h.subscribed = true;
   const subscriber = getSubscriber(0);
   subscriber.on("message", (channel: string) => {
-    if (channel === LIVE_CHANNEL) refreshSoon();
+    if (channel === LIVE_CHANNEL) changed();
   });
   // ioredis subscribes again after a reconnect; what changed meanwhile was not announced to us.
-  subscriber.on("ready", refreshSoon);
+  subscriber.on("ready", changed);
   void subscriber.subscribe(LIVE_CHANNEL).catch(() => {});
 }
 
-/** Calls `listener` with each snapshot's event after every change until the returned function is called. */
+/**
+ * Calls `listener` with each snapshot's event after every change until the returned function is
+ * called — and first with the current one. The current one is the hub's last broadcast when
+ * nothing was announced since it was built (its clock brought up to now), else the next broadcast:
+ * a thousand phones connecting, or one phone reconnecting in a loop, cost one snapshot between
+ * them, never one Postgres read each.
+ */
 export function watchLive(listener: Listener, admin: boolean): () => void {
   ensureSubscribed();
-  const set = admin ? hub().admins : hub().people;
+  const h = hub();
+  const set = admin ? h.admins : h.people;
   set.add(listener);
-  return () => void set.delete(listener);
+  const last = admin ? h.last?.admin : h.last?.people;
+  if (h.fresh && last && h.subscribed) {
+    listener(snapshotEvent({ ...last, serverNow: Date.now() }));
+  } else {
+    h.waiting.add(listener);
+    refreshSoon();
+  }
+  return () => {
+    set.delete(listener);
+    h.waiting.delete(listener);
+  };
 }

@@ -1,4 +1,4 @@
-import { getAdminLiveSnapshot, getLiveSnapshot, snapshotEvent, watchLive } from "./live";
+import { watchLive } from "./live";
 
 /** A comment line every HEARTBEAT_MS keeps nginx (proxy_read_timeout) and phones' networks from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
@@ -11,7 +11,7 @@ export function liveEventStream(request: Request, admin: boolean): Response {
   const encoder = new TextEncoder();
   let stop = () => {};
   const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
+    start(controller) {
       let open = true;
       const send = (text: string) => {
         if (!open) return;
@@ -21,12 +21,9 @@ export function liveEventStream(request: Request, admin: boolean): Response {
           stop();
         }
       };
-      // A change announced while the first snapshot is built may have been read before or after
-      // it: rather than guess, the snapshot is read again once it has gone out, so a newer state
-      // is never overwritten by an older one.
-      let first = true;
-      let changedMeanwhile = false;
-      const unwatch = watchLive((event) => (first ? (changedMeanwhile = true) : send(event)), admin);
+      send("retry: 1000\n\n");
+      // The first event is the current snapshot (the hub's last, or its next broadcast); then one per change.
+      const unwatch = watchLive(send, admin);
       const heartbeat = setInterval(() => send(": keep-alive\n\n"), HEARTBEAT_MS);
       stop = () => {
         if (!open) return;
@@ -40,22 +37,7 @@ export function liveEventStream(request: Request, admin: boolean): Response {
         }
       };
       request.signal.addEventListener("abort", stop);
-      send("retry: 1000\n\n");
-      const sendSnapshot = async () => {
-        try {
-          send(snapshotEvent(admin ? await getAdminLiveSnapshot() : await getLiveSnapshot()));
-        } catch (error) {
-          send(`event: unavailable\ndata: ${JSON.stringify({ code: "unavailable", message: (error as Error).message })}\n\n`);
-        }
-      };
-      await sendSnapshot();
-      // Under a steady stream of changes (a load run) this gives up after a few reads and lets
-      // the next broadcasts through.
-      for (let again = 0; changedMeanwhile && again < 3; again += 1) {
-        changedMeanwhile = false;
-        await sendSnapshot();
-      }
-      first = false;
+      if (request.signal.aborted) stop();
     },
     cancel() {
       stop();

@@ -5,18 +5,30 @@
  *  - Without the LAN option nothing of the stack listens beyond loopback.
  *  - With it (the control API restarts nginx on 0.0.0.0, as `npm run demo -- --lan` starts it) the
  *    store answers there, while /admin, the admin API and the control API refuse.
+ *  - A classroom that cannot cheat: the student with a terminal gets at most one unit of a
+ *    one-per-buyer drop however many buyer ids they invent or times they join, and a loop of live
+ *    streams from one address leaves everyone else's purchases answered quickly.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PUBLIC_URL, stackControl } from "../support/stack";
+import { resetConfig } from "@/lib/sale/config";
+import { HONEST, honest, settledSale } from "../support/accounting";
+import { adminFetch, signIn } from "../support/admin";
+import { PUBLIC_URL, prepareSale, stackControl } from "../support/stack";
 
 const NS = `locklab-t${process.pid}`;
 const HOST_IF = `llh${process.pid % 100000}`;
 const NS_IF = `lln${process.pid % 100000}`;
-// 10.231.<n>.0/30: a private range of our own choosing, one subnet per test process.
+// 10.231.<n>.0/29: a private range of our own choosing, one subnet per test process. The namespace
+// has two addresses: two phones on the same Wi-Fi.
 const SUBNET = `10.231.${(process.pid % 250) + 1}`;
 const HOST_ADDR = `${SUBNET}.1`;
 const NS_ADDR = `${SUBNET}.2`;
+const NS_ADDR_2 = `${SUBNET}.3`;
 
 const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
@@ -56,9 +68,10 @@ beforeAll(() => {
     sh("ip", ["netns", "add", NS]);
     sh("ip", ["link", "add", HOST_IF, "type", "veth", "peer", "name", NS_IF]);
     sh("ip", ["link", "set", NS_IF, "netns", NS]);
-    sh("ip", ["addr", "add", `${HOST_ADDR}/30`, "dev", HOST_IF]);
+    sh("ip", ["addr", "add", `${HOST_ADDR}/29`, "dev", HOST_IF]);
     sh("ip", ["link", "set", HOST_IF, "up"]);
-    sh("ip", ["netns", "exec", NS, "ip", "addr", "add", `${NS_ADDR}/30`, "dev", NS_IF]);
+    sh("ip", ["netns", "exec", NS, "ip", "addr", "add", `${NS_ADDR}/29`, "dev", NS_IF]);
+    sh("ip", ["netns", "exec", NS, "ip", "addr", "add", `${NS_ADDR_2}/29`, "dev", NS_IF]);
     sh("ip", ["netns", "exec", NS, "ip", "link", "set", NS_IF, "up"]);
     sh("ip", ["netns", "exec", NS, "ip", "link", "set", "lo", "up"]);
   } catch (error) {
@@ -68,6 +81,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   await stackControl("/nginx/expose/loopback").catch(() => {});
+  await resetConfig();
   try {
     sh("ip", ["link", "del", HOST_IF]);
   } catch {
@@ -116,5 +130,137 @@ describe("with the LAN option", () => {
 
     await stackControl("/nginx/expose/loopback");
     expect(fromPhone(`${store}/`).error).toBe("ECONNREFUSED");
+  });
+});
+
+/**
+ * Runs `script` (an ES module body; `STORE` is the store's address as the phone sees it) with node
+ * inside the namespace, and returns what it printed as JSON. Asynchronous, so the test can act on
+ * this side meanwhile.
+ */
+async function inNamespace<T>(script: string, store: string): Promise<T> {
+  const file = path.join(os.tmpdir(), `locklab-phone-${process.pid}-${Date.now()}.mjs`);
+  fs.writeFileSync(file, `const STORE = ${JSON.stringify(store)};\n${PHONE_HELPERS}\n${script}`);
+  try {
+    const { stdout } = await promisify(execFile)("ip", ["netns", "exec", NS, process.execPath, file], { encoding: "utf8", timeout: 120_000, maxBuffer: 16 << 20 });
+    return JSON.parse(stdout.trim().split("\n").pop() ?? "null") as T;
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+/** What every phone script has: HTTP from a chosen local address (node:http, so the source address is ours to pick). */
+const PHONE_HELPERS = `
+import http from "node:http";
+export function call(method, path, { from, body, cookie, stream } = {}) {
+  const url = new URL(path, STORE);
+  return new Promise((resolve) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method, localAddress: from, timeout: 10000,
+      headers: { ...(body ? { "content-type": "application/json" } : {}), ...(cookie ? { cookie } : {}) } }, (res) => {
+      if (stream) { res.once("data", () => { req.destroy(); resolve({ status: res.statusCode }); }); res.once("end", () => resolve({ status: res.statusCode })); return; }
+      let text = ""; res.setEncoding("utf8"); res.on("data", (c) => (text += c));
+      res.on("end", () => { let json = {}; try { json = JSON.parse(text); } catch {} resolve({ status: res.statusCode, json, setCookie: res.headers["set-cookie"] ?? [] }); });
+    });
+    req.on("error", (e) => resolve({ status: 0, error: e.code }));
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    if (body) req.write(JSON.stringify(body));
+    req.end();
+  });
+}
+export const cookieOf = (answer) => (answer.setCookie.find((c) => c.startsWith("locklab_buyer=")) ?? "").split(";")[0];
+`;
+
+describe("a classroom that cannot cheat", () => {
+  let admin: string;
+  let store: string;
+  beforeAll(async () => {
+    admin = await signIn();
+    await stackControl("/nginx/expose/lan");
+    store = `http://${HOST_ADDR}:${new URL(PUBLIC_URL).port}`;
+  });
+
+  it("a student with a shell loop gets at most one unit of a one-per-buyer drop of 10, whatever ids they invent", async () => {
+    const drop = await adminFetch(admin, "POST", "/api/admin/drop", { stock: 10, countdownS: 0, onePerBuyer: true, strategy: "token-lua", workMs: 1 });
+    expect(drop.status, drop.text).toBe(201);
+    const student = await inNamespace<{ invented: number[]; joins: number[]; buyers: string[]; withCookies: number[]; madeUp: number[] }>(`
+      const from = ${JSON.stringify(NS_ADDR)};
+      const invented = [];
+      for (let i = 1; i <= 50; i++) invented.push((await call("POST", "/api/buy", { from, body: { buyer: "sneaky-" + i } })).status);
+      const joins = [], buyers = [], cookies = [];
+      for (let i = 1; i <= 50; i++) {
+        const joined = await call("POST", "/api/workshop/join", { from, body: { name: "Sneaky " + i } });
+        joins.push(joined.status);
+        if (joined.status === 201) { buyers.push(joined.json.buyer); cookies.push(cookieOf(joined)); }
+      }
+      await new Promise((r) => setTimeout(r, 2500)); // nginx's per-address bucket refills (10/s): the cookies are tried on their merits
+      const withCookies = [];
+      for (const cookie of cookies) for (let i = 0; i < 3; i++) withCookies.push((await call("POST", "/api/buy", { from, cookie, body: { buyer: "x" } })).status);
+      const madeUp = [];
+      for (let i = 0; i < 20; i++) madeUp.push((await call("POST", "/api/buy", { from, cookie: "locklab_buyer=human-" + String(i).padStart(12, "a"), body: { buyer: "y" + i } })).status);
+      console.log(JSON.stringify({ invented, joins, buyers, withCookies, madeUp }));
+    `, store);
+    // Invented ids without a cookie never buy: joined first, or refused (or limited by nginx).
+    expect(student.invented.every((status) => status === 401 || status === 429), JSON.stringify(student.invented)).toBe(true);
+    expect(student.invented.filter((status) => status === 401).length).toBeGreaterThan(0);
+    // However often they join from their one address, they are one person.
+    expect(new Set(student.buyers).size).toBe(1);
+    expect(student.joins.filter((status) => status === 429).length).toBeGreaterThan(0);
+    // With that person's cookie: one unit, then one_per_buyer (or the rate limits).
+    expect(student.withCookies.filter((status) => status === 201)).toHaveLength(1);
+    expect(student.madeUp.every((status) => status === 401 || status === 429)).toBe(true);
+    const checked = await settledSale();
+    expect(checked.orders).toBe(1);
+    expect(honest(checked)).toEqual(HONEST);
+  });
+
+  it("500 live streams opened and dropped in a loop from one address leave the others' purchases quick and every unit counted", async () => {
+    await prepareSale({ strategy: "token-lua", workMs: 1, lockTtlMs: 2000, waitTimeoutMs: 5000 }, 5000);
+    const flooding = inNamespace<{ statuses: Record<string, number> }>(`
+      const from = ${JSON.stringify(NS_ADDR)};
+      const statuses = {};
+      let next = 0;
+      const worker = async () => {
+        while (next < 500) {
+          next++;
+          const answer = await call("GET", "/api/live", { from, stream: true });
+          statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+        }
+      };
+      await Promise.all(Array.from({ length: 20 }, worker));
+      console.log(JSON.stringify({ statuses }));
+    `, store);
+    // Meanwhile: a phone at another address buys every 250 ms, and buyers on this machine buy too.
+    const phone = inNamespace<{ latencies: number[]; statuses: number[] }>(`
+      const from = ${JSON.stringify(NS_ADDR_2)};
+      const joined = await call("POST", "/api/workshop/join", { from, body: { name: "Honest" } });
+      const cookie = cookieOf(joined);
+      const latencies = [], statuses = [];
+      for (let i = 0; i < 24; i++) {
+        const t0 = Date.now();
+        const answer = await call("POST", "/api/buy", { from, cookie, body: { buyer: "h" } });
+        latencies.push(Date.now() - t0); statuses.push(answer.status);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      console.log(JSON.stringify({ latencies, statuses }));
+    `, store);
+    const local: number[] = [];
+    for (let round = 0; round < 30; round++) {
+      await Promise.all(Array.from({ length: 10 }, async (_, i) => {
+        const t0 = Date.now();
+        const response = await fetch(`${PUBLIC_URL}/api/buy`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ buyer: `calm-${round}-${i}` }) });
+        expect(response.status).toBe(201);
+        local.push(Date.now() - t0);
+      }));
+    }
+    const [flood, honestPhone] = await Promise.all([flooding, phone]);
+    const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.99) - 1] ?? Infinity;
+    console.log(`stream flood ${JSON.stringify(flood.statuses)}; phone p99 ${p99(honestPhone.latencies)} ms; this machine p99 ${p99(local)} ms`);
+    expect(Object.values(flood.statuses).reduce((a, b) => a + b, 0)).toBe(500);
+    // nginx turned most of the loop away itself.
+    expect(flood.statuses["429"] ?? 0).toBeGreaterThan(400);
+    expect(honestPhone.statuses.every((status) => status === 201)).toBe(true);
+    expect(p99(honestPhone.latencies)).toBeLessThan(1000);
+    expect(p99(local)).toBeLessThan(1000);
+    expect(honest(await settledSale())).toEqual(HONEST);
   });
 });

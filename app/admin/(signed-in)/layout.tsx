@@ -1,6 +1,6 @@
 import { cookies } from "next/headers";
 import type { ReactNode } from "react";
-import { SESSION_COOKIE, isValidSessionToken } from "@/lib/auth/session";
+import { SESSION_COOKIE, isSignedIn } from "@/lib/auth/session";
 import { SignInRedirect } from "./sign-in-redirect";
 
 /**
@@ -18,6 +18,6 @@ import { SignInRedirect } from "./sign-in-redirect";
  */
 export default async function SignedInLayout({ children }: { children: ReactNode }) {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
-  if (!isValidSessionToken(token)) return <SignInRedirect />;
+  if (!(await isSignedIn(token))) return <SignInRedirect />;
   return children;
 }

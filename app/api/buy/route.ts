@@ -1,12 +1,14 @@
 import { cookies } from "next/headers";
 import { getEnv } from "@/lib/env";
+import { isFromThisMachine } from "@/lib/http/client-address";
 import { HttpError, errorResponse, methodNotAllowed } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
 import { queuedMsOf } from "@/lib/http/request-start";
 import { getLog, requestIdOf } from "@/lib/log";
 import { purchase } from "@/lib/purchase/purchase";
 import { buyCreateSchema } from "@/lib/validations/buy";
-import { BUYER_COOKIE, buyerFromCookie, isHumanBuyer } from "@/lib/workshop/buyers";
+import { storeCall } from "@/lib/store-call";
+import { BUYER_COOKIE, buyerFromCookie, hasJoined, isHumanBuyer } from "@/lib/workshop/buyers";
 
 export const dynamic = "force-dynamic";
 
@@ -28,6 +30,14 @@ export async function POST(request: Request): Promise<Response> {
     // per-buyer limit and the one-order rule hold for the person, not for a string they send.
     const person = buyerFromCookie((await cookies()).get(BUYER_COOKIE)?.value);
     if (!person && isHumanBuyer(body.buyer)) throw new HttpError(422, "invalid_buyer", "buyer ids starting with human- are handed out by POST /api/workshop/join, in a cookie");
+    // From beyond this machine (a phone on the LAN) the buyer is the person who joined, never a
+    // string in the body: a shell loop of invented ids would otherwise sweep a one-per-buyer drop.
+    if (!person && !isFromThisMachine(request)) {
+      throw new HttpError(401, "join_first", "join the workshop first (POST /api/workshop/join with your name): purchases from the LAN buy as the person who joined");
+    }
+    if (person && !(await storeCall(() => hasJoined(person)))) {
+      throw new HttpError(401, "join_first", "this store does not know your workshop cookie (the store was restarted, or the cookie was made up): join again");
+    }
     const input = { ...body, buyer: person ?? body.buyer };
     const receipt = await purchase(input, { arrivedAt });
     return done(Response.json({ status: "bought", ...receipt }, { status: 201, headers }), {

@@ -1,6 +1,8 @@
 import { cookies } from "next/headers";
 import { assertSameOrigin } from "@/lib/auth/guard";
-import { SESSION_COOKIE, checkPassword, createSessionToken, sessionCookieOptions } from "@/lib/auth/session";
+import { SESSION_COOKIE, assertSignInAllowed, checkPassword, createSession, endSession, noteWrongPassword, sessionCookieOptions } from "@/lib/auth/session";
+import { clientAddress } from "@/lib/http/client-address";
+import { storeCall } from "@/lib/store-call";
 import { HttpError, methodNotAllowed, publicRoute } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
 import { sessionCreateSchema } from "@/lib/validations/session";
@@ -11,16 +13,23 @@ export const dynamic = "force-dynamic";
 export const POST = publicRoute(async (request) => {
   assertSameOrigin(request);
   const { password } = sessionCreateSchema.parse(await readJsonBody(request));
-  if (!checkPassword(password)) throw new HttpError(401, "invalid_password", "That is not the admin password.");
+  const address = clientAddress(request);
+  await storeCall(() => assertSignInAllowed(address));
+  if (!checkPassword(password)) {
+    await storeCall(() => noteWrongPassword(address));
+    throw new HttpError(401, "invalid_password", "That is not the admin password.");
+  }
   const secure = new URL(request.url).protocol === "https:" && request.headers.get("x-forwarded-proto") !== "http";
-  (await cookies()).set(SESSION_COOKIE, createSessionToken(), sessionCookieOptions(secure));
+  (await cookies()).set(SESSION_COOKIE, await storeCall(() => createSession()), sessionCookieOptions(secure));
   return Response.json({ signedIn: true });
 });
 
-/** Sign out. */
+/** Sign out: the session ends on the server too, so a copy of the cookie is worthless. */
 export const DELETE = publicRoute(async (request) => {
   assertSameOrigin(request);
-  (await cookies()).delete(SESSION_COOKIE);
+  const jar = await cookies();
+  await storeCall(() => endSession(jar.get(SESSION_COOKIE)?.value));
+  jar.delete(SESSION_COOKIE);
   return Response.json({ signedIn: false });
 });
 

@@ -1,4 +1,5 @@
 import { cookies } from "next/headers";
+import { clientAddress, isFromThisMachine } from "@/lib/http/client-address";
 import { methodNotAllowed, publicRoute } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
 import { storeCall } from "@/lib/store-call";
@@ -10,7 +11,7 @@ export const dynamic = "force-dynamic";
 /** A student joins the workshop under a display name; the buyer id it gets is kept in a cookie. */
 export const POST = publicRoute(async (request) => {
   const { name } = joinCreateSchema.parse(await readJsonBody(request));
-  const joined = await storeCall(() => joinWorkshop(name));
+  const joined = await storeCall(() => joinWorkshop(name, { address: clientAddress(request), local: isFromThisMachine(request) }));
   (await cookies()).set(BUYER_COOKIE, joined.buyer, { httpOnly: true, sameSite: "lax", path: "/", maxAge: BUYER_COOKIE_MAX_AGE_S });
   return Response.json(joined, { status: 201 });
 });

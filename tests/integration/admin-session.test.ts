@@ -1,0 +1,37 @@
+/**
+ * The admin session ends when its holder signs out — on the server, so a copy of the cookie is
+ * worthless from then on — and wrong passwords are limited per address.
+ */
+import { expect, it } from "vitest";
+import { adminFetch, adminPassword, signIn } from "../support/admin";
+import { instanceUrl } from "../support/stack";
+
+it("a signed-out cookie is refused, while another session goes on", async () => {
+  const cookie = await signIn();
+  const other = await signIn();
+  expect((await adminFetch(cookie, "GET", "/api/admin/config")).status).toBe(200);
+  expect((await adminFetch(cookie, "DELETE", "/api/admin/session")).status).toBe(200);
+  // The browser forgets the cookie; a copy kept by anyone else no longer opens anything.
+  const refused = await adminFetch(cookie, "GET", "/api/admin/config");
+  expect(refused.status).toBe(401);
+  expect(refused.json.code).toBe("unauthorized");
+  expect((await adminFetch(cookie, "GET", "/admin")).status).toBe(307);
+  expect((await adminFetch(other, "GET", "/api/admin/config")).status).toBe(200);
+});
+
+it("ten wrong passwords from one address, then that address is refused even the right one for a while; others are not", async () => {
+  // Straight to an instance, as nginx would pass on a phone's request: X-Real-IP says who asked.
+  const from = (address: string, password: string) =>
+    fetch(`${instanceUrl(0)}/api/admin/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-real-ip": address },
+      body: JSON.stringify({ password }),
+    });
+  const guesser = `10.250.${Date.now() % 250}.${process.pid % 250}`;
+  for (let guess = 0; guess < 10; guess++) expect((await from(guesser, `guess-${guess}`)).status).toBe(401);
+  const limited = await from(guesser, adminPassword());
+  expect(limited.status).toBe(429);
+  expect(((await limited.json()) as { code: string }).code).toBe("too_many_attempts");
+  expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+  expect((await from("10.251.0.1", adminPassword())).status).toBe(200);
+});
