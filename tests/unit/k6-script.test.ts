@@ -162,14 +162,16 @@ function loadScript(env: Record<string, string>, answer: (url: string, body: str
   body = body
     .replace(/^export default function\s*\(/m, "function __default(")
     .replace(/^export (var|function) /gm, "$1 ");
+  const sleeps: number[] = [];
+  const sleep = (seconds: number) => void sleeps.push(seconds);
   const factory = new Function(
-    "check", "http", "Counter", "Trend", "__ENV",
+    "check", "sleep", "http", "Counter", "Trend", "__ENV",
     `var __VU = 0, __ITER = 0;\n${body}\n;return { options: options, handleSummary: handleSummary, teardown: teardown,
       iterate: function (vu, iter) { __VU = vu; __ITER = iter; __default(); } };`,
   );
-  const loaded = factory(check, http, FakeMetric, FakeMetric, env) as LoadedScript;
+  const loaded = factory(check, sleep, http, FakeMetric, FakeMetric, env) as LoadedScript;
   const total = (name: string) => (samples.get(name) ?? []).reduce((a, b) => a + b, 0);
-  return { loaded, posts, gets, checks, samples, total };
+  return { loaded, posts, gets, checks, samples, total, sleeps };
 }
 
 const json = (status: number, payload: unknown): FakeResponse => ({
@@ -249,8 +251,23 @@ describe("flash-sale.js behaviour", () => {
     expect(script.gets).toEqual(["http://127.0.0.1:3000/api/sale"]);
     expect(script.total("sale_units_double_sold")).toBe(3);
     expect(script.total("sale_units_lost")).toBe(1);
-    const refused = loadScript({}, () => json(409, {}), () => json(503, { code: "unavailable" }));
-    expect(() => refused.loaded.teardown()).toThrow("GET /api/sale answered 503");
+  });
+
+  it("fails the run through a threshold of its own when the accounting cannot be read, after asking again", () => {
+    const thresholds = (loadScript({}, () => json(409, {})).loaded.options as unknown as { thresholds: Record<string, string[]> }).thresholds;
+    expect(thresholds.sale_accounting_unread).toEqual(["count<1"]);
+    const refused = loadScript({}, () => json(409, {}), () => json(502, { code: "bad_gateway" }));
+    refused.loaded.teardown();
+    expect(refused.gets).toHaveLength(5);
+    expect(refused.sleeps).toEqual([1, 1, 1, 1]);
+    expect(refused.total("sale_accounting_unread")).toBe(1);
+    expect(refused.total("sale_units_double_sold")).toBe(0);
+    // A read that fails, then answers, counts what it read and nothing else.
+    let asked = 0;
+    const later = loadScript({}, () => json(409, {}), () => (++asked < 3 ? json(502, {}) : json(200, { doubleSold: 0, lostUnits: 2 })));
+    later.loaded.teardown();
+    expect(later.total("sale_accounting_unread")).toBe(0);
+    expect(later.total("sale_units_lost")).toBe(2);
   });
 
   const summary = JSON.parse(readFileSync(path.resolve(__dirname, "../fixtures/k6-summary.json"), "utf8")) as unknown;
