@@ -12,13 +12,17 @@ export interface BurstResult {
   errors: number;
   durationMs: number;
   latenciesMs: number[];
+  /** When the first request was sent and the first and last purchases were answered bought (Date.now() ms). */
+  startedAt: number;
+  firstBoughtAt?: number;
+  lastBoughtAt?: number;
 }
 
 export async function burst(baseUrl: string, buyers: number, concurrency: number, timeoutMs: number, prefix: string): Promise<BurstResult> {
   const url = new URL("/api/buy", baseUrl);
   if (!["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) throw new Error(`lab traffic goes to loopback only, not ${url.hostname}`);
-  const result: BurstResult = { bought: 0, soldOut: 0, busy: 0, unavailable: 0, lockLost: 0, errors: 0, durationMs: 0, latenciesMs: [] };
   const startedAt = Date.now();
+  const result: BurstResult = { bought: 0, soldOut: 0, busy: 0, unavailable: 0, lockLost: 0, errors: 0, durationMs: 0, latenciesMs: [], startedAt };
   let next = 0;
   const worker = async () => {
     while (next < buyers) {
@@ -32,7 +36,11 @@ export async function burst(baseUrl: string, buyers: number, concurrency: number
           signal: AbortSignal.timeout(timeoutMs),
         });
         const body = (await response.json().catch(() => ({}))) as { code?: string };
-        if (response.status === 201) result.bought++;
+        if (response.status === 201) {
+          result.bought++;
+          result.firstBoughtAt ??= Date.now();
+          result.lastBoughtAt = Date.now();
+        }
         else if (body.code === "sold_out") result.soldOut++;
         else if (body.code === "busy") result.busy++;
         else if (body.code === "unavailable") result.unavailable++;

@@ -6,6 +6,13 @@
  * the tests' own checker (Postgres and Redis read directly) must find no unit sold twice, none
  * lost, none back on the shelf after it was sold. Prints a table strategy × fault.
  *
+ * A run counts only if every fault it drew really hit the sale: each fault began after the first
+ * request was sent and before the last unit was bought, and units were sold. A run whose fault
+ * missed (the sale was over before it) is played again, at most RUNS more times. While a run plays,
+ * the product's own figures (getSaleStats, as /api/sale and the projector show them) are read
+ * every 200 ms: not one reading may say FAIL (a unit lost, phantom or sold twice that was not) or
+ * STUCK (a safe lock that stopped serving).
+ *
  * `npm test` runs CHAOS_RUNS=3; `npm run test:chaos` runs 20. CHAOS_SEED replays a sequence.
  * Traffic goes to 127.0.0.1 only; every load is bounded in count and time.
  */
@@ -15,6 +22,7 @@ import { clearFaults, setFault } from "@/lib/lab/faults";
 import { untilNginxSeesInstances } from "@/lib/lab/rotation";
 import type { StrategyName } from "@/lib/locks/strategies";
 import { resetConfig } from "@/lib/sale/config";
+import { getSaleStats } from "@/lib/sale/sale";
 import { checkSale, settledSale, type CheckedSale } from "../support/accounting";
 import { PUBLIC_URL, prepareSale, stackControl } from "../support/stack";
 
@@ -22,8 +30,8 @@ const RUNS = Number(process.env.CHAOS_RUNS ?? 3);
 const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
 const STRATEGIES: readonly StrategyName[] = ["token-fencing", "token-watchdog", "redlock", "pg-for-update", "atomic"];
 const KNOBS = { lockTtlMs: 500, waitTimeoutMs: 3000, workMs: 5 } as const;
-const STOCK = 60;
-const BUYERS = 160;
+const STOCK = 100;
+const BUYERS = 260;
 const CONCURRENCY = 16;
 
 type FaultName = "stop-redis" | "kill-app" | "pause-app" | "stop-postgres" | "delay-renewal";
@@ -51,8 +59,15 @@ interface FaultPlan {
   apply(): Promise<void>;
 }
 
+/** When a fault was injected and when it was undone (Date.now() ms). */
+interface FaultWindow {
+  readonly name: FaultName;
+  readonly from: number;
+  readonly to: number;
+}
+
 function planFault(name: FaultName, random: ReturnType<typeof seeded>): FaultPlan {
-  const afterMs = random.int(50, 700);
+  const afterMs = random.int(50, 400);
   switch (name) {
     case "stop-redis": {
       // Node 1 holds the stock itself and runs without persistence (the lesson's single point):
@@ -113,9 +128,33 @@ interface RunOutcome {
   readonly run: number;
   readonly strategy: StrategyName;
   readonly faults: readonly FaultPlan[];
+  readonly windows: readonly FaultWindow[];
   readonly load: BurstResult;
   readonly checked: CheckedSale;
   readonly honest: boolean;
+  /** Every fault began while the sale was selling (after the first request, before the last unit bought). */
+  readonly hit: boolean;
+  /** The product's own readings while the run played that said FAIL or STUCK. */
+  readonly badReadings: readonly string[];
+  readonly readings: number;
+}
+
+/** The product's figures read every 200 ms until `stop` aborts; each reading that is not PASS is kept. */
+async function watchReadings(stop: AbortSignal): Promise<{ bad: string[]; readings: number }> {
+  const bad: string[] = [];
+  let readings = 0;
+  while (!stop.aborted) {
+    const stats = await getSaleStats().catch(() => undefined);
+    if (stats) {
+      readings++;
+      if (stats.verdict !== "PASS") {
+        bad.push(`${stats.verdict}: sold ${stats.orders}, twice ${stats.doubleSold}, lost ${stats.lostUnits}, phantom ${stats.phantomUnits}, `
+          + `pending ${stats.pendingUnits}, left ${stats.remaining}${stats.liveness === "stuck" ? `, stuck ${stats.stuckForMs} ms` : ""}`);
+      }
+    }
+    await sleep(200);
+  }
+  return { bad, readings };
 }
 
 afterAll(async () => {
@@ -132,17 +171,25 @@ async function chaosRun(run: number, random: ReturnType<typeof seeded>): Promise
   await stackControl("/reset-faults");
   await untilNginxSeesInstances(PUBLIC_URL);
   await prepareSale({ strategy, ...KNOBS }, STOCK);
+  const stopWatching = new AbortController();
+  const watching = watchReadings(stopWatching.signal);
   const loading = burst(PUBLIC_URL, BUYERS, CONCURRENCY, 30_000, `chaos${run}`);
-  const injecting = Promise.all(faults.map(async (fault) => {
+  const injecting = Promise.all(faults.map(async (fault): Promise<FaultWindow> => {
     await sleep(fault.afterMs);
+    const from = Date.now();
     await fault.apply();
+    return { name: fault.name, from, to: Date.now() };
   }));
-  const [load] = await Promise.all([loading, injecting]);
+  const [load, windows] = await Promise.all([loading, injecting]);
   await clearFaults();
   await stackControl("/reset-faults");
   const checked = await settledSale(undefined, 30_000);
+  stopWatching.abort();
+  const { bad, readings } = await watching;
   const honest = checked.doubleSold === 0 && checked.lostUnits === 0 && checked.phantomUnits === 0 && checked.pendingUnits === 0;
-  return { run, strategy, faults, load, checked, honest };
+  const hit = load.bought > 0 && load.lastBoughtAt !== undefined
+    && windows.every((window) => window.from >= load.startedAt && window.from <= (load.lastBoughtAt as number));
+  return { run, strategy, faults, windows, load, checked, honest, hit, badReadings: bad, readings };
 }
 
 function table(outcomes: readonly RunOutcome[]): string {
@@ -162,22 +209,33 @@ function table(outcomes: readonly RunOutcome[]): string {
   return [line(header), ...rows.map(line)].join("\n");
 }
 
-it(`${RUNS} load runs under random faults: no unit sold twice or lost after reconciliation (seed ${SEED})`, async () => {
+it(`${RUNS} load runs under random faults that hit the sale: no unit sold twice or lost, never FAIL or STUCK on the way (seed ${SEED})`, async () => {
   const random = seeded(SEED);
   const outcomes: RunOutcome[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    const outcome = await chaosRun(run, random);
-    outcomes.push(outcome);
+  const missed: RunOutcome[] = [];
+  // Runs whose fault missed the sale are played again (another strategy, other faults), a bounded number of times.
+  for (let played = 0; outcomes.length < RUNS && played < RUNS * 2; played++) {
+    const outcome = await chaosRun(played, random);
+    (outcome.hit ? outcomes : missed).push(outcome);
     const { checked, load } = outcome;
     console.log(
-      `chaos run ${run + 1}/${RUNS} ${outcome.strategy} [${outcome.faults.map((fault) => `${fault.name} ${fault.detail} @${fault.afterMs}ms`).join("; ")}] `
-        + `bought ${load.bought}, sold-out ${load.soldOut}, busy ${load.busy}, unavailable ${load.unavailable}, lock-lost ${load.lockLost}, errors ${load.errors} → `
-        + `orders ${checked.orders}, left ${checked.remaining}, double-sold ${checked.doubleSold}, lost ${checked.lostUnits}, phantom ${checked.phantomUnits}, pending ${checked.pendingUnits}`,
+      `chaos run ${played + 1} (${outcome.hit ? `counts, ${outcomes.length}/${RUNS}` : "fault missed the sale: not counted"}) ${outcome.strategy} `
+        + `[${outcome.windows.map((w) => `${w.name} ${outcome.faults.find((f) => f.name === w.name)?.detail} +${w.from - load.startedAt}…${w.to - load.startedAt} ms`).join("; ")}] `
+        + `bought ${load.bought} (+${(load.firstBoughtAt ?? load.startedAt) - load.startedAt}…${(load.lastBoughtAt ?? load.startedAt) - load.startedAt} ms), `
+        + `sold-out ${load.soldOut}, busy ${load.busy}, unavailable ${load.unavailable}, lock-lost ${load.lockLost}, errors ${load.errors} → `
+        + `orders ${checked.orders}, left ${checked.remaining}, double-sold ${checked.doubleSold}, lost ${checked.lostUnits}, phantom ${checked.phantomUnits}, pending ${checked.pendingUnits}; `
+        + `${outcome.readings} readings, ${outcome.badReadings.length} not PASS`,
     );
   }
-  console.log(`\nchaos: runs honest per strategy × fault (seed ${SEED})\n${table(outcomes)}\n`);
-  const dishonest = outcomes.filter((outcome) => !outcome.honest);
+  console.log(`\nchaos: runs honest per strategy × fault (seed ${SEED}; ${missed.length} runs whose fault missed not counted)\n${table(outcomes)}\n`);
+  expect(outcomes.length, `only ${outcomes.length} of ${RUNS + missed.length} runs had every fault hit the sale`).toBe(RUNS);
+  for (const outcome of outcomes) expect(outcome.load.bought, `run ${outcome.run + 1} sold nothing`).toBeGreaterThan(0);
+  const dishonest = [...outcomes, ...missed].filter((outcome) => !outcome.honest);
   expect(dishonest.map((outcome) => `run ${outcome.run + 1} ${outcome.strategy}: ${JSON.stringify(outcome.checked)}`)).toEqual([]);
+  // The figures a projector shows while the sale moves under faults: never FAIL, never STUCK.
+  const lying = [...outcomes, ...missed].filter((outcome) => outcome.badReadings.length > 0);
+  expect(lying.map((outcome) => `run ${outcome.run + 1} ${outcome.strategy}: ${outcome.badReadings.slice(0, 3).join(" | ")}`)).toEqual([]);
+  for (const outcome of outcomes) expect(outcome.readings, `run ${outcome.run + 1} was read too few times`).toBeGreaterThan(2);
   // The stack is whole again for whatever runs next.
   expect((await checkSale()).pendingUnits).toBe(0);
-}, RUNS * 120_000);
+}, RUNS * 2 * 120_000);

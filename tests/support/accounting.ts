@@ -47,6 +47,11 @@ afterAll(async () => {
   redis = undefined;
 });
 
+/** The most requests that were inside the sale's critical section at once, as Redis counted them. */
+export async function peakHolders(saleId: number): Promise<number> {
+  return Number((await connections().redis.get(`locklab:sale:${saleId}:peak`)) ?? 0);
+}
+
 /** The sale Redis calls current. */
 export async function currentSaleId(): Promise<number> {
   return Number(await connections().redis.hget("locklab:sale", "id"));
@@ -58,11 +63,24 @@ export async function pendingUnits(saleId: number): Promise<number[]> {
   return values.map((raw) => Number((JSON.parse(raw) as { unit: number }).unit));
 }
 
-/** Counts the current sale (or `saleId`, which must be current: its stock is read from Redis). */
+/**
+ * Counts the current sale, or an earlier one by id. A sale at rest is read once: its stock from
+ * Redis while it is current, else the stock it was left with (`sales.final_stock`, written when
+ * the next sale replaced it).
+ */
 export async function checkSale(saleId?: number): Promise<CheckedSale> {
   const { pool, redis } = connections();
-  const id = saleId ?? (await currentSaleId());
-  const [stockRaw, pending] = await Promise.all([redis.get("goods:001"), pendingUnits(id)]);
+  const current = await currentSaleId();
+  const id = saleId ?? current;
+  const [stockRaw, pending] = await Promise.all([
+    id === current
+      ? redis.get("goods:001")
+      : pool.query<{ final_stock: number | null }>("SELECT final_stock FROM sales WHERE id = $1", [id]).then(({ rows }) => {
+          if (rows[0]?.final_stock == null) throw new Error(`sale ${id} is not current and has no final stock recorded`);
+          return String(rows[0].final_stock);
+        }),
+    pendingUnits(id),
+  ]);
   const remaining = Number(stockRaw ?? 0);
   const { rows } = await pool.query<{
     initial_stock: number; orders: string; distinct_in_range: string; out_of_range: string; lost: string; phantom: string;
