@@ -3,8 +3,8 @@ import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { pgConnectionConfig } from "./db-config";
 import { getEnv } from "./env";
+import { forgetProcessSingleton, processSingleton } from "./process-singleton";
 
-const globalForDb = globalThis as unknown as { lockLabDb?: PrismaClient; lockLabPool?: pg.Pool; lockLabLockPool?: pg.Pool };
 
 /**
  * The one pg pool of this process. Prisma's driver adapter runs on it, and so does the one query
@@ -12,14 +12,13 @@ const globalForDb = globalThis as unknown as { lockLabDb?: PrismaClient; lockLab
  * DATABASE_POOL_SIZE connections.
  */
 export function getPool(): pg.Pool {
-  if (!globalForDb.lockLabPool) {
+  return processSingleton("db.pool", () => {
     const pool = new pg.Pool(pgConnectionConfig());
     // An idle connection that Postgres drops (a restart, the lab stopping it) must not crash the
     // server; the next query gets a fresh connection or a clear error.
     pool.on("error", () => {});
-    globalForDb.lockLabPool = pool;
-  }
-  return globalForDb.lockLabPool;
+    return pool;
+  });
 }
 
 /**
@@ -28,8 +27,7 @@ export function getPool(): pg.Pool {
  * DATABASE_LOCK_POOL_SIZE connections; past that, buyers are answered busy (lib/locks/row-lock.ts).
  */
 export function getLockPool(): pg.Pool {
-  globalForDb.lockLabLockPool ??= createLockPool();
-  return globalForDb.lockLabLockPool;
+  return processSingleton("db.lock-pool", () => createLockPool());
 }
 
 /** A new pool with the row lock's settings (the app keeps one; a test may open its own). */
@@ -44,15 +42,18 @@ export function createLockPool(max = getEnv().DATABASE_LOCK_POOL_SIZE): pg.Pool 
 
 /** The one Prisma client of this process, over the pg driver adapter (no native engine). */
 export function getDb(): PrismaClient {
-  globalForDb.lockLabDb ??= new PrismaClient({ adapter: new PrismaPg(getPool()) });
-  return globalForDb.lockLabDb;
+  return processSingleton("db.prisma", () => new PrismaClient({ adapter: new PrismaPg(getPool()) }));
 }
 
 export async function closeDb(): Promise<void> {
-  const { lockLabDb: db, lockLabPool: pool, lockLabLockPool: lockPool } = globalForDb;
-  globalForDb.lockLabDb = undefined;
-  globalForDb.lockLabPool = undefined;
-  globalForDb.lockLabLockPool = undefined;
+  const taken = <T>(name: string) => {
+    const value = processSingleton<T | undefined>(name, () => undefined);
+    forgetProcessSingleton(name);
+    return value;
+  };
+  const db = taken<PrismaClient>("db.prisma");
+  const pool = taken<pg.Pool>("db.pool");
+  const lockPool = taken<pg.Pool>("db.lock-pool");
   await db?.$disconnect();
   await Promise.allSettled([pool?.end(), lockPool?.end()]);
 }

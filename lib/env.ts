@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { processSingleton } from "./process-singleton";
 
 /**
  * Every setting the app reads from the environment, parsed once. Each address has the local
@@ -55,11 +56,12 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-let cached: Env | undefined;
-
 /** Parses the environment on first use; a bad variable names itself and what to set. */
 export function getEnv(): Env {
-  if (cached) return cached;
+  return processSingleton("env", parseEnv);
+}
+
+function parseEnv(): Env {
   const parsed = envSchema.safeParse(process.env);
   if (!parsed.success) {
     const problems = parsed.error.issues
@@ -67,6 +69,5 @@ export function getEnv(): Env {
       .join("\n");
     throw new Error(`Invalid environment:\n${problems}\nFix these variables (see README → Configuration).`);
   }
-  cached = parsed.data;
-  return cached;
+  return parsed.data;
 }

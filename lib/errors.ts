@@ -25,3 +25,14 @@ export abstract class NotFoundError extends AppError {
     super(typeof id === "number" ? `no ${noun} ${id}` : `no ${noun} "${id.slice(0, 40)}": ${noun} ids are positive whole numbers`);
   }
 }
+
+/** 503: a store the request needs (Redis node 1, PostgreSQL) did not answer; nothing was changed. */
+export class StoreUnavailableError extends AppError {
+  override name = "StoreUnavailableError";
+  readonly status = 503;
+  readonly code = "unavailable";
+  override readonly retryAfterS = 1;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

@@ -2,11 +2,11 @@ import { Etcd3 } from "etcd3";
 import Redis from "ioredis";
 import zookeeper from "node-zookeeper-client";
 import { getEnv } from "./env";
-import { defineLockScripts } from "./locks/scripts";
+import { processSingleton } from "./process-singleton";
 
 /**
- * The clients of the articles' other lock services, created on first use and kept on globalThis
- * (one per process, whatever the Next bundle does): the Sentinel-managed Redis primary, the
+ * The clients of the articles' other lock services, created on first use, one per process
+ * (lib/process-singleton.ts): the Sentinel-managed Redis primary, the
  * ZooKeeper ensemble and the etcd cluster. A test or benchmark opens its own with `openLockServices`.
  */
 export interface LockServices {
@@ -45,7 +45,6 @@ function sentinelClient(connectionName: string): Redis {
     sentinelRetryStrategy: (attempt: number) => Math.min(100 * attempt, 1000),
   });
   client.on("error", () => {});
-  defineLockScripts(client);
   return client;
 }
 
@@ -68,11 +67,10 @@ function connectZookeeper(sessionTimeoutMs: number, connectTimeoutMs: number): P
 /** A ZooKeeper session nobody asked for this long is closed (see openLockServices). */
 const SESSION_RETIRE_MS = 30_000;
 
-const globalForServices = globalThis as unknown as { lockLabServices?: LockServices };
 
 /** The app's own clients of the lock services. */
 export function getLockServices(): LockServices {
-  return (globalForServices.lockLabServices ??= openLockServices());
+  return processSingleton("lock-services", () => openLockServices());
 }
 
 /** The client, unless ioredis has ended it for good. */

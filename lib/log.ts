@@ -1,14 +1,13 @@
 import pino from "pino";
 import { getEnv } from "./env";
+import { processSingleton } from "./process-singleton";
 
 /**
  * Structured JSON logs (one line per event on stdout; the stack keeps them in .stack/logs/app-N.log).
  * Every purchase logs its request id, which its response carries in `x-request-id`.
  */
-const globalForLog = globalThis as unknown as { lockLabLog?: pino.Logger };
-
 export function getLog(): pino.Logger {
-  return (globalForLog.lockLabLog ??= pino({
+  return processSingleton("log", () => pino({
     level: process.env.LOG_LEVEL ?? "info",
     base: { instance: getEnv().APP_INSTANCE },
     timestamp: pino.stdTimeFunctions.isoTime,

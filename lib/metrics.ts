@@ -2,10 +2,11 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { AppError } from "./errors";
 import { getEnv } from "./env";
 import { getSaleStats } from "./sale/sale";
+import { processSingleton } from "./process-singleton";
 
 /**
- * The app's Prometheus metrics (`GET /api/metrics`), one registry per process kept on globalThis
- * so the Next bundle cannot split it into two. Every series carries the strategy and the
+ * The app's Prometheus metrics (`GET /api/metrics`), one registry per process
+ * (lib/process-singleton.ts). Every series carries the strategy and the
  * instance; the sale's unit figures are read from the durable record (Postgres and Redis, the
  * same accounting as /api/sale) when Prometheus scrapes, never counted on the side.
  */
@@ -55,10 +56,8 @@ function createMetrics(): Metrics {
   return { registry, outcomes, lockWait, lockHold };
 }
 
-const globalForMetrics = globalThis as unknown as { lockLabMetrics?: Metrics };
-
 export function getMetrics(): Metrics {
-  return (globalForMetrics.lockLabMetrics ??= createMetrics());
+  return processSingleton("metrics", createMetrics);
 }
 
 const instance = () => getEnv().APP_INSTANCE;

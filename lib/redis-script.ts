@@ -1,12 +1,21 @@
 import { createHash } from "node:crypto";
 import type Redis from "ioredis";
+import { processSingleton } from "./process-singleton";
 
 /**
- * A Lua script as a feature owns it: its text, its SHA1, how many of its arguments are keys.
- * `runScript` runs it on whatever client it is given with EVALSHA, and on NOSCRIPT (a server that
- * restarted, or never saw it) with EVAL, which also caches it there — what ioredis' defineCommand
- * does, without defining a command on a connection (defining one on an auto-pipelined connection
- * that already has commands in flight breaks its pipeline: ioredis#1931).
+ * A Lua script as a feature owns it: its text, its SHA1, how many of its arguments are keys, run by
+ * `runScript` on whatever client it is given.
+ *
+ * Order is the point. Commands run in the order they were issued on a connection, and the lock's
+ * hand-off relies on it (HeldLock.writeSent: the next holder's read travels behind the previous
+ * holder's write). EVALSHA of a script the server has not seen fails with NOSCRIPT, and an EVAL
+ * sent after that lands behind whatever was issued meanwhile: a write would overtake nothing, but a
+ * read would overtake the write — a unit sold twice (measured: one in the first two orders of a
+ * fresh stack). So, as ioredis' own scripts do per socket, a script's first use on a connection is
+ * sent as EVAL (which caches it there, in order) and later uses as EVALSHA. Only a connection that
+ * was replaced between issuing and sending (a reconnect) can still answer NOSCRIPT; the script is
+ * then sent again as EVAL. No command is defined on the client (defining one on an auto-pipelined
+ * connection with commands in flight breaks its pipeline: ioredis#1931).
  */
 export interface RedisScript {
   readonly lua: string;
@@ -18,12 +27,23 @@ export function redisScript(lua: string, numberOfKeys: number): RedisScript {
   return { lua, sha: createHash("sha1").update(lua).digest("hex"), numberOfKeys };
 }
 
+/** The scripts sent on each connection (a socket lives as long as its connection). */
+const sentOn = processSingleton("redis-script.sent-on", () => new WeakMap<object, Set<string>>());
+
 export async function runScript<T = unknown>(client: Redis, script: RedisScript, keys: readonly string[], args: readonly (string | number)[] = []): Promise<T> {
   if (keys.length !== script.numberOfKeys) throw new Error(`script expects ${script.numberOfKeys} keys, got ${keys.length}`);
+  const socket = (client as unknown as { stream?: object }).stream;
+  let sent = socket ? sentOn.get(socket) : undefined;
+  if (socket && !sent) sentOn.set(socket, (sent = new Set()));
+  const known = sent?.has(script.sha) ?? false;
+  sent?.add(script.sha);
+  const evalFull = () => client.eval(script.lua, script.numberOfKeys, ...keys, ...args) as Promise<T>;
+  if (!known) return evalFull();
   try {
     return (await client.evalsha(script.sha, script.numberOfKeys, ...keys, ...args)) as T;
   } catch (error) {
     if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-    return (await client.eval(script.lua, script.numberOfKeys, ...keys, ...args)) as T;
+    sent?.delete(script.sha);
+    return evalFull();
   }
 }

@@ -1,8 +1,6 @@
 import Redis from "ioredis";
 import { getEnv } from "./env";
-import { defineLockScripts } from "./locks/scripts";
-import { defineCriticalSectionScripts } from "./purchase/critical-section-scripts";
-import { defineRateLimitScripts } from "./workshop/rate-limit";
+import { forgetProcessSingleton, processSingleton } from "./process-singleton";
 
 /**
  * One client per Redis node, created once per process. Node 1 holds the stock, single-node locks,
@@ -41,29 +39,24 @@ interface RedisRegistry {
   watch?: Redis;
 }
 
-const globalForRedis = globalThis as unknown as { lockLabRedis?: RedisRegistry };
+const SLOT = "redis";
 
 function registry(): RedisRegistry {
-  if (!globalForRedis.lockLabRedis) {
+  return processSingleton(SLOT, (): RedisRegistry => {
     const nodes = getEnv().REDIS_NODES.map((address, index) => createRedisClient(address, `locklab-${index + 1}`));
-    globalForRedis.lockLabRedis = { nodes, subscribers: nodes.map(() => undefined) };
-  }
-  return globalForRedis.lockLabRedis;
+    return { nodes, subscribers: nodes.map(() => undefined) };
+  });
 }
 
 /**
- * A new client of the node at `address` (host:port) with the settings above and every script
- * defined. The app keeps one per node (below); a test may open its own.
+ * A new client of the node at `address` (host:port) with the settings above. The app keeps one
+ * per node (below); a test may open its own. Each feature runs its own Lua on it (lib/redis-script.ts).
  */
 export function createRedisClient(address: string, connectionName: string): Redis {
   const [host, port] = address.split(":");
   const client = new Redis({ host, port: Number(port), connectionName, ...CLIENT_OPTIONS });
   // Errors surface on the commands that hit them; an unhandled 'error' event would crash the server.
   client.on("error", () => {});
-  // Every script is defined before the first command: see defineLockScripts.
-  defineLockScripts(client);
-  defineCriticalSectionScripts(client);
-  defineRateLimitScripts(client);
   return client;
 }
 
@@ -122,8 +115,8 @@ export function getWatchConnection(): Redis {
 }
 
 export async function closeRedis(): Promise<void> {
-  const reg = globalForRedis.lockLabRedis;
+  const reg = processSingleton<RedisRegistry | undefined>(SLOT, () => undefined);
+  forgetProcessSingleton(SLOT);
   if (!reg) return;
-  globalForRedis.lockLabRedis = undefined;
   await Promise.allSettled([...reg.nodes, ...reg.subscribers, reg.watch].map((client) => client?.quit()));
 }

@@ -1,5 +1,5 @@
 import { LockBusyError, LockLostError, LockUnavailableError } from "./locks/types";
-import { StoreUnavailableError } from "./purchase/errors";
+import { StoreUnavailableError } from "./errors";
 
 /** A Redis or Postgres server that is down or not answering becomes a 503, not a 500. */
 export async function storeCall<T>(call: () => Promise<T>): Promise<T> {

@@ -268,6 +268,10 @@ async function main() {
   // installed. register() lets this process import .ts files; nothing above may need it.
   const { register } = await import('tsx/esm/api');
   register();
+  // And require(): a .ts file tsx loads as CommonJS (no "type": "module" here) requires its own
+  // imports, which the ESM hook alone does not resolve.
+  const { register: registerRequire } = await import('tsx/cjs/api');
+  registerRequire();
   const { startStack, stopStack, StackError } = await import('./stack/stack.ts');
   let stack;
   try {

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { LockBusyError, LockUnavailableError, type LockOptions, type LockStrategy } from "../../lib/locks/types";
 import type { UnitLock } from "../../lib/purchase/purchase";
-import { lockKey } from "../../lib/sale/keys";
+import { lockKey } from "../../lib/locks/keys";
 
 /** A lock a peer library granted: all the benchmark needs of it is a way to give it back. */
 export interface PeerLease {

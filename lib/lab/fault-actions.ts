@@ -1,8 +1,8 @@
 import { getEnv } from "../env";
-import type { FaultAction } from "../validations/fault";
+import type { FaultAction } from "./fault-action";
 import { CLUSTER_SERVICES, type ClusterService } from "./members";
 import { clearFault, getFaults, setFault, type FaultDelays } from "./faults";
-import { getStackStatus, stackControl, type StackStatus } from "./stack-control";
+import { getStackStatus, stackControl, type StackStatus } from "../stack/control";
 
 export interface ActiveFaults {
   readonly delays: FaultDelays;

@@ -1,10 +1,12 @@
+import type { LockStep } from "../locks/types";
+import type { PurchaseStep } from "../purchase/hooks";
 import { getRedis } from "../redis";
-import { CONFIG_KEY } from "../sale/keys";
 
 /**
- * Delays injected at named points of the critical section, for the pitfall lab. They live in the
- * shared config hash (fields `fault:<point>`), so every instance sees them with the config it
- * already reads on each purchase: no extra round trip while no fault is set.
+ * Delays injected at named points of the lock and the purchase, for the pitfall lab. They live in
+ * a Redis hash of their own (field = point, value = ms), shared by every instance; a purchase reads
+ * it beside its config read, in the same round trip (lib/checkout.ts), and the lab's listeners
+ * delay the lock's steps and the purchase's steps where a fault is set.
  */
 export const FAULT_POINTS = [
   /** Between SETNX and PEXPIRE (setnx): a crash here leaves a lock that never expires. */
@@ -26,9 +28,7 @@ export const FAULT_POINTS = [
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 export type FaultDelays = Partial<Record<FaultPoint, number>>;
 
-const FIELD_PREFIX = "fault:";
-/** The config hash's fault fields. */
-export const FAULT_FIELDS = FAULT_POINTS.map((point) => FIELD_PREFIX + point);
+const FAULTS_KEY = "locklab:lab:faults";
 /** Points whose delay hits a bounded number of purchases (`times`, default 1), not every one. */
 const BUDGETED_POINTS: readonly FaultPoint[] = ["pause-before-write", "before-order-insert"];
 const budgetKey = (point: FaultPoint) => `locklab:fault:budget:${point}`;
@@ -36,7 +36,7 @@ const budgetKey = (point: FaultPoint) => `locklab:fault:budget:${point}`;
 export function parseFaults(hash: Record<string, string>): FaultDelays {
   const faults: FaultDelays = {};
   for (const point of FAULT_POINTS) {
-    const ms = Number(hash[FIELD_PREFIX + point]);
+    const ms = Number(hash[point]);
     if (ms > 0) faults[point] = ms;
   }
   return faults;
@@ -48,21 +48,21 @@ export function parseFaults(hash: Record<string, string>): FaultDelays {
  */
 export async function setFault(point: FaultPoint, ms: number, times?: number): Promise<void> {
   const redis = getRedis();
-  const multi = redis.multi().hset(CONFIG_KEY, FIELD_PREFIX + point, String(ms));
+  const multi = redis.multi().hset(FAULTS_KEY, point, String(ms));
   if (BUDGETED_POINTS.includes(point)) multi.set(budgetKey(point), String(times ?? 1));
   await multi.exec();
 }
 
 export async function clearFault(point: FaultPoint): Promise<void> {
-  await getRedis().hdel(CONFIG_KEY, FIELD_PREFIX + point);
+  await getRedis().hdel(FAULTS_KEY, point);
 }
 
 export async function clearFaults(): Promise<void> {
-  await getRedis().multi().hdel(CONFIG_KEY, ...FAULT_FIELDS).del(...BUDGETED_POINTS.map(budgetKey)).exec();
+  await getRedis().multi().del(FAULTS_KEY, ...BUDGETED_POINTS.map(budgetKey)).exec();
 }
 
 export async function getFaults(): Promise<FaultDelays> {
-  return parseFaults(await getRedis().hgetall(CONFIG_KEY));
+  return parseFaults(await getRedis().hgetall(FAULTS_KEY));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -73,7 +73,7 @@ async function withinBudget(point: FaultPoint): Promise<boolean> {
 }
 
 /** Waits at `point` when a delay is set there. */
-export async function faultDelay(faults: FaultDelays | undefined, point: Exclude<FaultPoint, "pause-before-write">): Promise<void> {
+async function faultDelay(faults: FaultDelays | undefined, point: Exclude<FaultPoint, "pause-before-write">): Promise<void> {
   const ms = faults?.[point];
   if (ms && (await withinBudget(point))) await sleep(ms);
 }
@@ -83,8 +83,18 @@ export async function faultDelay(faults: FaultDelays | undefined, point: Exclude
  * pause fault is set and its budget is not used up. Nothing in this instance runs meanwhile:
  * timers, renewals and other buyers all wait.
  */
-export async function pauseBeforeWrite(faults: FaultDelays | undefined): Promise<void> {
+async function pauseBeforeWrite(faults: FaultDelays | undefined): Promise<void> {
   const ms = faults?.["pause-before-write"];
   if (!ms || !(await withinBudget("pause-before-write"))) return;
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** The lab at a step of the lock's own work (after SETNX, before a renewal, before an unlock's DEL). */
+export function atLockStep(faults: FaultDelays, step: LockStep): Promise<void> {
+  return faultDelay(faults, step);
+}
+
+/** The lab at a step of the purchase: a delay inside the critical section or before the order, a freeze before the write. */
+export function atPurchaseStep(faults: FaultDelays, step: PurchaseStep): Promise<void> {
+  return step === "before-write" ? pauseBeforeWrite(faults) : faultDelay(faults, step);
 }

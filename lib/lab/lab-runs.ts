@@ -1,7 +1,7 @@
 import { getRedis } from "../redis";
 import type { Verdict } from "../sale/accounting";
 import { claimStack, getStackClaim, releaseStackClaim } from "../stack/claim";
-import type { LabCase, Pitfall } from "./scenarios";
+import type { LabCase, Pitfall } from "./scenario-types";
 
 /** A lab run's record, kept in Redis (JSON) for a day: what the lab page and the tests poll. */
 export interface CaseOutcome {

@@ -1,4 +1,4 @@
-import type { LabCase, LabScenario, LabStep, Via } from "./scenarios";
+import type { LabCase, LabScenario, LabStep, Via } from "./scenario-types";
 
 /**
  * The pitfall lab's cards for the articles' other lock services (Sentinel failover, ZooKeeper

@@ -1,7 +1,7 @@
 import Redis from "ioredis";
 import { getEnv } from "../env";
 import { recordFault } from "../timeline/faults";
-import { stackControl } from "./stack-control";
+import { stackControl } from "../stack/control";
 
 /**
  * The lab's Sentinel faults, asked of the Sentinels and the Redis pair themselves: which member is

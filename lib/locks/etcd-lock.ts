@@ -4,7 +4,7 @@ import { leaseEnd, now } from "./lease";
 import { SERVICE_CALL_MS, lockDelayOwed, serviceCall } from "./service-call";
 import type { ServiceLockVariant } from "./service-strategy";
 import type { SharedLock } from "./shared-lock";
-import { LockBusyError, LockUnavailableError, type LockOptions } from "./types";
+import { LockBusyError, LockUnavailableError, type LockOptions, type ReadinessCheck } from "./types";
 
 /**
  * etcd's own mutex (go.etcd.io/etcd/client/v3/concurrency): each contender puts
@@ -138,3 +138,6 @@ export function etcdLock(clients: LockClients, resource: string, options: LockOp
     }),
   };
 }
+
+/** /api/ready: the cluster answers a read. */
+export const etcdReady = (clients: LockClients): ReadinessCheck => ["etcd", () => clients.services().etcd().get("locklab/ready").exec()];

@@ -5,6 +5,7 @@ import type { LockClients } from "./clients";
 import { createReleaseSignals } from "./release-signal";
 import { createStrategies, type StrategyName } from "./strategies";
 import type { LockStrategy } from "./types";
+import { processSingleton } from "../process-singleton";
 
 export { STRATEGY_NAMES, isStrategyName, type StrategyName } from "./strategies";
 
@@ -21,15 +22,13 @@ export function appLockClients(): LockClients {
   };
 }
 
-let strategies: Readonly<Record<StrategyName, LockStrategy>> | undefined;
+const strategies = () => processSingleton("locks.strategies", () => createStrategies(appLockClients()));
 
 /** The strategy called `name`, wired to the app's clients. */
 export function getStrategy(name: StrategyName): LockStrategy {
-  strategies ??= createStrategies(appLockClients());
-  return strategies[name];
+  return strategies()[name];
 }
 
 export function listStrategies(): readonly LockStrategy[] {
-  strategies ??= createStrategies(appLockClients());
-  return Object.values(strategies);
+  return Object.values(strategies());
 }

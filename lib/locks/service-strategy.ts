@@ -1,7 +1,7 @@
 import type { LockClients } from "./clients";
-import { withLocalLine } from "./local-line";
+import { lineLetGo, withLocalLine } from "./local-line";
 import type { SharedLock } from "./shared-lock";
-import type { LockOptions, LockStrategy } from "./types";
+import type { LockOptions, LockStrategy, ReadinessCheck } from "./types";
 
 /** How a lock-service strategy is built: fenced or not, lab variant, sequencer check before the write. */
 export interface ServiceLockVariant {
@@ -20,12 +20,15 @@ export function serviceLockStrategy(
   variant: ServiceLockVariant,
   leaseMs: (ttlMs: number) => number,
   lockOf: (clients: LockClients, resource: string, options: LockOptions, variant: ServiceLockVariant) => SharedLock,
+  ready: (clients: LockClients, ttlMs: number) => ReadinessCheck,
 ) {
   return (clients: LockClients): LockStrategy => ({
     name,
     safe: variant.fenced,
     lab: variant.lab,
     localLine: "queue",
+    whenLetGo: (resource) => lineLetGo(resource),
+    readiness: (ttlMs) => [ready(clients, ttlMs)],
     withLock(resource, options, critical) {
       const leased = { ...options, ttlMs: leaseMs(options.ttlMs) };
       return withLocalLine(resource, leased, lockOf(clients, resource, leased, variant), critical);

@@ -2,7 +2,7 @@ import type { LockClients } from "./clients";
 import { contend } from "./contend";
 import { releaseChannel } from "./release-signal";
 import { holdSharedLock } from "./shared-lock";
-import { lockKey } from "../sale/keys";
+import { lockKey } from "./keys";
 import type { LockStrategy } from "./types";
 
 /**

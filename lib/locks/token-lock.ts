@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { LockClients } from "./clients";
 import { contend } from "./contend";
 import { leaseEnd, now } from "./lease";
-import { withLocalLine } from "./local-line";
+import { lineLetGo, withLocalLine } from "./local-line";
 import { releaseChannel } from "./release-signal";
 import { ACQUIRED, lockScripts } from "./scripts";
 import { holdSharedLock, type SharedLock } from "./shared-lock";
-import { lockKey } from "../sale/keys";
+import { lockKey } from "./keys";
 import type Redis from "ioredis";
 import { LockUnavailableError, type LockOptions, type LockStrategy } from "./types";
 
@@ -43,6 +43,8 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
     safe: variant.safe,
     lab: variant.lab,
     localLine: variant.localLine ? (handsOn(variant) ? "hand-off" : "queue") : undefined,
+    ...(variant.localLine && { whenLetGo: (resource: string) => lineLetGo(resource) }),
+    ...(variant.server === "sentinel" && { readiness: () => [["sentinel primary", () => clients.services().sentinel().ping()]] as const }),
     withLock(resource, options, critical) {
       const lock = tokenLock(clients, resource, options, variant);
       return variant.localLine ? withLocalLine(resource, options, lock, critical) : holdSharedLock(options, lock, critical);

@@ -101,6 +101,17 @@ export interface LockStrategy {
    */
   readonly lockFree?: boolean;
   /**
+   * What /api/ready asks of the servers this strategy needs beyond Redis node 1 and Postgres (which
+   * every purchase needs): each check by name, a call that resolves when its server answers.
+   */
+  readiness?(ttlMs: number): readonly ReadinessCheck[];
+  /**
+   * Resolves once this process no longer holds `resource`'s lock on behalf of a line of buyers
+   * (at once for a strategy without a local line, or after a bounded wait): work that can wait —
+   * a sold unit's order — waits for it, so it runs while another instance holds the lock.
+   */
+  whenLetGo?(resource: string): Promise<void>;
+  /**
    * Runs `critical` while holding the lock on `resource`; waits at most `waitTimeoutMs` for it.
    * The lock is released in `finally`, whatever `critical` does.
    * @throws LockBusyError when the wait timeout passes
@@ -108,6 +119,9 @@ export interface LockStrategy {
    */
   withLock<T>(resource: string, options: LockOptions, critical: (held: HeldLock) => Promise<T>): Promise<T>;
 }
+
+/** A server a strategy needs, by name, and a call that resolves when it answers. */
+export type ReadinessCheck = readonly [name: string, check: () => Promise<unknown>];
 
 /** 423: the lock could not be had in time; the buyer may try again. */
 export class LockBusyError extends AppError {

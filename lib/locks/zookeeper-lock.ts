@@ -6,7 +6,7 @@ import { leaseEnd, now } from "./lease";
 import { SERVICE_CALL_MS, lockDelayOwed, serviceCall } from "./service-call";
 import type { ServiceLockVariant } from "./service-strategy";
 import type { SharedLock } from "./shared-lock";
-import { LockBusyError, LockUnavailableError, type LockOptions } from "./types";
+import { LockBusyError, LockUnavailableError, type LockOptions, type ReadinessCheck } from "./types";
 
 /**
  * Curator's lock recipe on ZooKeeper: each contender creates an ephemeral sequential znode under
@@ -198,3 +198,9 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
     }),
   };
 }
+
+/** /api/ready: the ensemble answers a session of the strategy's timeout. */
+export const zookeeperReady = (clients: LockClients, ttlMs: number): ReadinessCheck => ["zookeeper", async () => {
+  const client = await clients.services().zookeeper(zookeeperSessionMs(ttlMs));
+  await new Promise<void>((resolve, reject) => client.exists("/", (error) => (error ? reject(error) : resolve())));
+}];

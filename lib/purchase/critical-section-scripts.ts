@@ -1,5 +1,7 @@
 import type Redis from "ioredis";
-import { STREAM_CAP } from "../timeline/events";
+import { redisScript, runScript, type RedisScript } from "../redis-script";
+import { STREAM_CAP } from "../sale/keys";
+import { processSingleton } from "../process-singleton";
 
 /**
  * The critical section's Lua (see critical-section.ts for what each guard is for). Every script
@@ -73,7 +75,7 @@ const MARK_BUYER = `
 if buyer ~= '' then redis.call('SADD', buyers, buyer) end
 `;
 
-export const ENTER_CRITICAL_SECTION = `
+const ENTER_CRITICAL_SECTION = redisScript(`
 -- KEYS[1] holders per instance (hash); KEYS[2] peak holders; KEYS[3] stock; KEYS[4] config; KEYS[5] events
 -- ARGV[1] instance; ARGV[2] config epoch; ARGV[3] holder id for the timeline, or ''
 ${RECORD_EVENT}
@@ -82,9 +84,9 @@ ${COUNT_HOLDER_IN}
 local stock = tonumber(redis.call('GET', KEYS[3]) or '0')
 record(KEYS[5], ARGV[3], ARGV[1], 'read', 's', stock)
 return stock
-`;
+`, 5);
 
-export const LEAVE_CRITICAL_SECTION = `
+const LEAVE_CRITICAL_SECTION = redisScript(`
 -- KEYS[1] holders per instance; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales; KEYS[6] events;
 -- KEYS[7] the sale's buyers with an order
 -- ARGV[1] instance; ARGV[2] stock to write, or ''; ARGV[3] epoch; ARGV[4] reservation id, or '';
@@ -108,7 +110,7 @@ ${MARK_BUYER}
 redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
 record(KEYS[6], ARGV[7], ARGV[1], 'write', 's', ARGV[2], 'u', tonumber(ARGV[2]) + 1)
 return 1
-`;
+`, 7);
 
 /**
  * The fenced store (token-fencing, pg-for-update): every access carries the lock's fencing token,
@@ -116,7 +118,7 @@ return 1
  * write. A holder that paused past its lease is therefore refused both if a newer holder read the
  * stock since and if a newer holder already wrote it: its stale write never lands.
  */
-export const ENTER_FENCED = `
+const ENTER_FENCED = redisScript(`
 -- KEYS[1] holders; KEYS[2] peak; KEYS[3] stock; KEYS[4] config; KEYS[5] highest token accepted; KEYS[6] refusals;
 -- KEYS[7] events
 -- ARGV[1] instance; ARGV[2] epoch; ARGV[3] fencing token; ARGV[4] holder id for the timeline, or ''
@@ -132,9 +134,9 @@ ${COUNT_HOLDER_IN}
 local stock = tonumber(redis.call('GET', KEYS[3]) or '0')
 record(KEYS[7], ARGV[4], ARGV[1], 'read', 's', stock, 'f', ARGV[3])
 return stock
-`;
+`, 7);
 
-export const LEAVE_FENCED = `
+const LEAVE_FENCED = redisScript(`
 -- KEYS[1] holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales;
 -- KEYS[6] highest token accepted; KEYS[7] refusals; KEYS[8] write log; KEYS[9] events; KEYS[10] the sale's buyers with an order
 -- ARGV[1] instance; ARGV[2] stock to write, or ''; ARGV[3] epoch; ARGV[4] reservation id, or '';
@@ -167,13 +169,13 @@ record(KEYS[9], ARGV[8], ARGV[1], 'write', 's', ARGV[2], 'u', tonumber(ARGV[2]) 
 redis.call('RPUSH', KEYS[8], ARGV[7])  -- the tokens of accepted writes, in order (for the lab)
 redis.call('LTRIM', KEYS[8], -10000, -1)
 return 1
-`;
+`, 10);
 
 /**
  * The lock-free purchase: check, decrement and reserve in one atomic step (counted like a holder);
  * under one order per buyer, the buyer's check and mark are part of the same step.
  */
-export const TAKE_UNIT_ATOMICALLY = `
+const TAKE_UNIT_ATOMICALLY = redisScript(`
 -- KEYS[1] peak holders; KEYS[2] stock; KEYS[3] config; KEYS[4] pending; KEYS[5] pending sales; KEYS[6] events;
 -- KEYS[7] the sale's buyers with an order
 -- ARGV[1] epoch; ARGV[2] reservation id; ARGV[3] reservation JSON prefix (unit added here); ARGV[4] sale id;
@@ -199,7 +201,7 @@ ${RECORD_RESERVATION}
 ${MARK_BUYER}
 record(KEYS[6], ARGV[5], ARGV[6], 'atomic-take', 's', left, 'u', stock)
 return left                          -- the stock left after this unit
-`;
+`, 7);
 
 /**
  * The reconciler's give-back of a reserved unit whose order never came: it puts the unit back on
@@ -207,7 +209,7 @@ return left                          -- the stock left after this unit
  * and the accounting stays exact — and only while the reservation is the reconciler's to settle.
  * Run under the sale's lock (a blind SET of a holder that read earlier would undo it).
  */
-export const GIVE_BACK_UNIT = `
+const GIVE_BACK_UNIT = redisScript(`
 -- KEYS[1] stock; KEYS[2] pending; KEYS[3] config; KEYS[4] highest token accepted; KEYS[5] current sale; KEYS[6] events;
 -- KEYS[7] the sale's buyers with an order (one order per buyer)
 -- ARGV[1] reservation id; ARGV[2] unit; ARGV[3] epoch; ARGV[4] fencing token, or ''; ARGV[5] sale id;
@@ -231,7 +233,7 @@ redis.call('HDEL', KEYS[2], ARGV[1])
 if ARGV[8] ~= '' then redis.call('SREM', KEYS[7], ARGV[8]) end
 record(KEYS[6], ARGV[6], ARGV[7], 'given-back', 'u', ARGV[2], 's', ARGV[2])
 return 1
-`;
+`, 7);
 type Script = (...keysThenArgs: (string | number)[]) => Promise<number>;
 
 export interface CriticalSectionScripts {
@@ -243,22 +245,23 @@ export interface CriticalSectionScripts {
   giveBackUnit: Script;
 }
 
-const registered = new WeakSet<Redis>();
+const bound = processSingleton("purchase.scripts", () => new WeakMap<Redis, CriticalSectionScripts>());
 
-/** Defines the critical section's scripts on a client (lib/redis.ts does it at creation; see defineLockScripts). */
-export function defineCriticalSectionScripts(client: Redis): void {
-  if (!registered.has(client)) {
-    client.defineCommand("enterCriticalSection", { numberOfKeys: 5, lua: ENTER_CRITICAL_SECTION });
-    client.defineCommand("leaveCriticalSection", { numberOfKeys: 7, lua: LEAVE_CRITICAL_SECTION });
-    client.defineCommand("takeUnitAtomically", { numberOfKeys: 7, lua: TAKE_UNIT_ATOMICALLY });
-    client.defineCommand("enterFenced", { numberOfKeys: 7, lua: ENTER_FENCED });
-    client.defineCommand("leaveFenced", { numberOfKeys: 10, lua: LEAVE_FENCED });
-    client.defineCommand("giveBackUnit", { numberOfKeys: 7, lua: GIVE_BACK_UNIT });
-    registered.add(client);
-  }
-}
-
+/** The critical section's scripts on `client`, each called with its keys, then its arguments. */
 export function scripts(client: Redis): CriticalSectionScripts {
-  defineCriticalSectionScripts(client);
-  return client as unknown as CriticalSectionScripts;
+  let found = bound.get(client);
+  if (!found) {
+    const of = (script: RedisScript): Script => (...keysThenArgs) =>
+      runScript<number>(client, script, keysThenArgs.slice(0, script.numberOfKeys).map(String), keysThenArgs.slice(script.numberOfKeys));
+    found = {
+      takeUnitAtomically: of(TAKE_UNIT_ATOMICALLY),
+      enterCriticalSection: of(ENTER_CRITICAL_SECTION),
+      leaveCriticalSection: of(LEAVE_CRITICAL_SECTION),
+      enterFenced: of(ENTER_FENCED),
+      leaveFenced: of(LEAVE_FENCED),
+      giveBackUnit: of(GIVE_BACK_UNIT),
+    };
+    bound.set(client, found);
+  }
+  return found;
 }

@@ -1,6 +1,6 @@
 import type Redis from "ioredis";
 import { CONFIG_KEY, PENDING_SALES_KEY, SALE_KEY, STOCK_KEY, saleCounterKeys } from "../sale/keys";
-import { eventStreamKey } from "../timeline/events";
+import { eventStreamKey } from "../sale/keys";
 import { ALREADY_BOUGHT, REFUSED_STALE, REFUSED_SWITCH, scripts } from "./critical-section-scripts";
 
 /**
@@ -28,6 +28,9 @@ export interface ReservationMeta {
   readonly strategy: string;
   readonly runId: number | null;
 }
+
+/** A purchase's id in the sale's event stream (the holder timeline): the first characters of its reservation's. */
+export const holderOf = (reservationId: string) => reservationId.slice(0, 8);
 
 /** A reservation as the pending hash keeps it. */
 export interface PendingEntry extends ReservationMeta {

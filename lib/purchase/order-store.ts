@@ -1,5 +1,6 @@
 import type { PoolClient } from "pg";
 import { getPool } from "../db";
+import { processSingleton } from "../process-singleton";
 import { getRedis } from "../redis";
 import { saleCounterKeys } from "../sale/keys";
 
@@ -70,39 +71,43 @@ export function forgetReservation(saleId: number, reservation: string): void {
  * would look sold out. Per process; the probe is one `SELECT 1` shared by every waiting buyer.
  */
 const PROBE_EVERY_MS = 250;
-let downSince = 0;
-let nextProbeAt = 0;
-let probing: Promise<boolean> | undefined;
 
-export function noteOrderStoreDown(): void {
-  if (!downSince) downSince = Date.now();
-  nextProbeAt = Date.now() + PROBE_EVERY_MS;
+interface Breaker {
+  downSince: number;
+  nextProbeAt: number;
+  probing?: Promise<boolean>;
+  readonly watchedPools: WeakSet<object>;
 }
 
-const watchedPools = new WeakSet<object>();
+const breaker = processSingleton("purchase.order-store-breaker", (): Breaker => ({ downSince: 0, nextProbeAt: 0, watchedPools: new WeakSet() }));
+
+export function noteOrderStoreDown(): void {
+  if (!breaker.downSince) breaker.downSince = Date.now();
+  breaker.nextProbeAt = Date.now() + PROBE_EVERY_MS;
+}
 
 /** Resolves true when the order store is believed up (the fast path: no query at all). */
 export async function orderStoreUp(): Promise<boolean> {
   const pool = getPool();
-  if (!watchedPools.has(pool)) {
+  if (!breaker.watchedPools.has(pool)) {
     // An idle pooled connection that Postgres ends (a stop, a restart) trips the breaker at once.
     pool.on("error", noteOrderStoreDown);
-    watchedPools.add(pool);
+    breaker.watchedPools.add(pool);
   }
-  if (!downSince) return true;
-  if (Date.now() < nextProbeAt) return false;
-  probing ??= getPool()
+  if (!breaker.downSince) return true;
+  if (Date.now() < breaker.nextProbeAt) return false;
+  breaker.probing ??= getPool()
     .query("SELECT 1")
     .then(() => {
-      downSince = 0;
+      breaker.downSince = 0;
       return true;
     })
     .catch(() => {
-      nextProbeAt = Date.now() + PROBE_EVERY_MS;
+      breaker.nextProbeAt = Date.now() + PROBE_EVERY_MS;
       return false;
     })
     .finally(() => {
-      probing = undefined;
+      breaker.probing = undefined;
     });
-  return probing;
+  return breaker.probing;
 }

@@ -1,50 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { getEnv } from "../env";
-import { faultDelay } from "../lab/faults";
-import { lineLetGo } from "../locks/local-line";
+import { StoreUnavailableError } from "../errors";
 import { getStrategy } from "../locks/registry";
-import { countOutcome, observeLock, outcomeOf, type Outcome } from "../metrics";
 import { LockBusyError, type LockOptions } from "../locks/types";
 import { getRedis } from "../redis";
 import { getActiveConfig } from "../sale/config";
 import { SKU, saleCounterKeys } from "../sale/keys";
-import { noteRefusal } from "../sale/liveness";
+import { hitBuyerLimit } from "../sale/rules/buyer-limit";
+import { assertDropOpen } from "../sale/rules/drop";
 import { getCurrentSale } from "../sale/sale";
-import { appRecorder, holderId, holderTimeline } from "../timeline/holder-timeline";
-import type { BuyCreate } from "../validations/buy";
-import type { ReservationMeta } from "./critical-section";
-import { SoldOutError, StoreUnavailableError, UnknownProductError } from "./errors";
 import { isConnectionError, storeCall } from "../store-call";
+import type { BuyCreate } from "../validations/buy";
+import { holderOf, type ReservationMeta } from "./critical-section";
+import { SoldOutError, UnknownProductError } from "./errors";
+import type { PurchaseArrival, PurchaseHooks, PurchaseReceipt } from "./hooks";
 import { forgetReservation, noteOrderStoreDown, orderStoreUp, recordOrder } from "./order-store";
 import { SaleSwitchingError, takeUnit } from "./take-unit";
-import { announceChange } from "../workshop/announce";
-import { assertDropOpen } from "../workshop/drop";
-import { hitBuyerLimit } from "../workshop/rate-limit";
 
 export { takeUnit, type UnitLock } from "./take-unit";
-
-export interface PurchaseReceipt {
-  readonly order: {
-    readonly id: number;
-    readonly sku: string;
-    readonly buyer: string;
-    readonly saleId: number;
-    /** The unit sold (the stock the buyer read). */
-    readonly unit: number;
-    readonly createdAt: string;
-  };
-  readonly stockLeft: number;
-  readonly strategy: string;
-  readonly instance: string;
-}
-
-export interface PurchaseArrival {
-  /**
-   * When the request arrived (Date.now() clock): nginx's stamp (lib/http/request-start.ts), or the
-   * handler's start. The buyer's wait timeout counts from here. @default the call's start
-   */
-  readonly arrivedAt?: number;
-}
 
 /**
  * DESIGN.md's one critical section: under the active strategy's lock, read the stock, do the
@@ -52,84 +25,62 @@ export interface PurchaseArrival {
  * in Postgres, idempotently on the reservation. An order that cannot be recorded leaves the
  * reservation for the reconciler, which records it or puts the unit back — never both, never
  * neither — so no unit is lost to a failing database or a crash between the two writes.
+ * The sale's rules (a drop not open, the per-buyer limit, one order per buyer) refuse a buyer
+ * before anything is taken. What the purchase does is told to `hooks` (./hooks.ts).
  */
-export async function purchase(input: BuyCreate, arrival: PurchaseArrival = {}): Promise<PurchaseReceipt> {
-  const counted: { strategy: string; saleId?: number } = { strategy: "unknown" };
+export async function purchase(input: BuyCreate, arrival: PurchaseArrival = {}, hooks: PurchaseHooks = {}): Promise<PurchaseReceipt> {
+  const known: { strategy: string; saleId?: number } = { strategy: "unknown" };
   try {
-    const receipt = await purchaseUnit(input, counted, arrival.arrivedAt ?? Date.now());
-    countOutcome("bought", receipt.strategy);
+    const receipt = await purchaseUnit(input, arrival.arrivedAt ?? Date.now(), hooks, known);
+    hooks.ended?.({ ...known, receipt });
     return receipt;
   } catch (error) {
-    const outcome = outcomeOf(error);
-    countOutcome(outcome, counted.strategy);
-    // A buyer the lock or a server turned away: the sale's liveness (lib/sale/liveness.ts).
-    if (counted.saleId !== undefined && TURNED_AWAY.has(outcome)) noteRefusal(counted.saleId);
+    hooks.ended?.({ ...known, error });
     throw error;
   } finally {
-    // The live pages (workshop mode) look again: stock and holders may have moved.
-    announceChange();
+    hooks.changed?.(); // the stock and the holders may have moved
   }
 }
 
-/** Outcomes that mean the store failed the buyer, not that the sale or its rules said no. */
-const TURNED_AWAY: ReadonlySet<Outcome> = new Set(["busy", "unavailable", "lock_lost", "error"]);
-
-async function purchaseUnit(input: BuyCreate, counted: { strategy: string; saleId?: number }, arrivedAt: number): Promise<PurchaseReceipt> {
+async function purchaseUnit(input: BuyCreate, arrivedAt: number, hooks: PurchaseHooks, known: { strategy: string; saleId?: number }): Promise<PurchaseReceipt> {
   const sku = input.sku ?? SKU;
   if (sku !== SKU) throw new UnknownProductError(sku);
-  const instance = getEnv().APP_INSTANCE;
-  const redis = getRedis();
   if (!(await orderStoreUp())) {
     throw new StoreUnavailableError("PostgreSQL does not answer, so no order could be recorded; nothing was sold");
   }
-
-  // One round trip: the buyer's rate window rides with the config and sale reads.
-  const [config, sale] = await storeCall(() => Promise.all([getActiveConfig(), getCurrentSale(), hitBuyerLimit(input.buyer)]));
-  counted.strategy = config.strategy;
-  counted.saleId = sale.id;
+  // One round trip: the buyer's rate window and the listeners' own reads ride with the config and sale reads.
+  const [config, sale] = await storeCall(() => Promise.all([getActiveConfig(), getCurrentSale(), hitBuyerLimit(input.buyer), hooks.prepare?.()]));
+  Object.assign(known, { strategy: config.strategy, saleId: sale.id });
   assertDropOpen(sale);
   if (config.draining) throw new SaleSwitchingError(sku);
+
+  const instance = getEnv().APP_INSTANCE;
   const strategy = getStrategy(config.strategy);
+  const reservation: ReservationMeta = { id: randomUUID(), buyer: input.buyer, instance, strategy: config.strategy, runId: sale.runId ?? null };
+  const holder = config.recordTimeline ? holderOf(reservation.id) : "";
+  hooks.begin?.({ saleId: sale.id, buyer: input.buyer, instance, strategy: config.strategy, holder });
   const options: LockOptions = {
     ttlMs: config.lockTtlMs,
     // Counted from arrival; nothing but synchronous setup stands between here and the lock.
     waitTimeoutMs: waitLeftMs(config.waitTimeoutMs, arrivedAt, sku),
-    onLockLost: () => void redis.incr(saleCounterKeys(sale.id).lockLost).catch(() => {}),
-    // The lab's delays at the lock's own steps.
-    onStep: (step) => faultDelay(config.faults, step),
+    onLockLost: () => void getRedis().incr(saleCounterKeys(sale.id).lockLost).catch(() => {}),
     epoch: config.epoch,
     lockDelayMs: config.lockDelayMs,
   };
-  const reservation: ReservationMeta = { id: randomUUID(), buyer: input.buyer, instance, strategy: config.strategy, runId: sale.runId ?? null };
-  const timeline = config.recordTimeline ? holderTimeline(appRecorder(), sale.id, holderId(reservation.id), instance) : undefined;
-
   const taken = await storeCall(() =>
     takeUnit(strategy, sku, options, sale.id, config.workMs, {
-      instance, nestedLock: config.nestedLock, reservation, faults: config.faults, timeline,
-      onLockTimes: (waitMs, holdMs) => observeLock(config.strategy, waitMs, holdMs),
-      ...(sale.onePerBuyer ? { onePerBuyer: input.buyer } : {}),
+      instance, nestedLock: config.nestedLock, reservation, holder, hooks, ...(sale.onePerBuyer ? { onePerBuyer: input.buyer } : {}),
     }),
   );
   if (!taken) throw new SoldOutError(sku);
-  // The unit is reserved: its order waits (briefly, bounded) until this instance's line lets go of the lock.
-  await lineLetGo(sku);
+  // The unit is reserved: its order waits (briefly, bounded) until this instance lets go of the lock.
+  await strategy.whenLetGo?.(sku);
+  await hooks.step?.("before-order-insert");
 
-  await faultDelay(config.faults, "before-order-insert");
-  let order;
-  try {
-    order = await recordOrder({
-      reservation: reservation.id,
-      sku,
-      saleId: sale.id,
-      runId: reservation.runId,
-      strategy: config.strategy,
-      instance,
-      buyer: input.buyer,
-      unit: taken.stockSeen,
-      status: "sold",
-      reconciled: false,
-    });
-  } catch (error) {
+  const order = await recordOrder({
+    reservation: reservation.id, sku, saleId: sale.id, runId: reservation.runId, strategy: config.strategy, instance,
+    buyer: input.buyer, unit: taken.stockSeen, status: "sold", reconciled: false,
+  }).catch((error: unknown) => {
     // A full pool ("timeout exceeded when trying to connect") is load, not Postgres down.
     if (isConnectionError(error) && !/timeout exceeded when trying to connect/i.test((error as Error).message)) noteOrderStoreDown();
     throw new StoreUnavailableError(
@@ -137,14 +88,14 @@ async function purchaseUnit(input: BuyCreate, counted: { strategy: string; saleI
         + "and is settled within seconds: recorded as your order, or put back on the shelf",
       { cause: error },
     );
-  }
+  });
   forgetReservation(sale.id, reservation.id);
-  if (order.status !== "returned") timeline?.note("order", { u: taken.stockSeen });
   if (order.status === "returned") {
     // The reconciler gave the unit back and freed the buyer with it (GIVE_BACK_UNIT): they may try
     // again under the one-order rule. Nothing is undone here: by now they may have bought again.
     throw new StoreUnavailableError(`your purchase took too long to record: unit ${taken.stockSeen} was put back on the shelf; nothing was sold`);
   }
+  hooks.ordered?.(taken.stockSeen);
   return {
     order: { id: order.id, sku, buyer: input.buyer, saleId: sale.id, unit: taken.stockSeen, createdAt: order.createdAt.toISOString() },
     stockLeft: taken.stockLeft,

@@ -5,10 +5,12 @@ import { getStrategy } from "../locks/registry";
 import { MIN_LEASE_LEFT_MS } from "../locks/lease";
 import { LockLostError, type LockOptions } from "../locks/types";
 import { getRedis } from "../redis";
+import { redisScript, runScript } from "../redis-script";
 import { getActiveConfig } from "../sale/config";
 import { PENDING_SALES_KEY, SALE_KEY, SKU, saleCounterKeys } from "../sale/keys";
 import { giveBackUnit, type GiveBackResult, type PendingEntry } from "./critical-section";
 import { recordOrder } from "./order-store";
+import { processSingleton } from "../process-singleton";
 
 /**
  * Settles reservations whose order never arrived: the buyer's instance crashed between the stock
@@ -35,25 +37,25 @@ const LEASE_MS = 20_000;
 const GIVE_BACK_WAIT_MS = 1000;
 
 /** Marks a reservation as the reconciler's to settle; answers its JSON, or nil when it is gone. */
-const MARK_SETTLING = `
+const MARK_SETTLING = redisScript(`
 -- KEYS[1] pending hash; ARGV[1] reservation id
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return false end
 raw = string.gsub(raw, '"state":"pending"', '"state":"settling"')
 redis.call('HSET', KEYS[1], ARGV[1], raw)
 return raw
-`;
+`, 1);
 
 /** Forgets a sale with nothing pending (a reservation recorded meanwhile keeps it listed). */
-const FORGET_SETTLED_SALE = `
+const FORGET_SETTLED_SALE = redisScript(`
 if redis.call('HLEN', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[1]) end
 return 1
-`;
+`, 2);
 
-const RELEASE_IF_OURS = `
+const RELEASE_IF_OURS = redisScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
-`;
+`, 1);
 
 export interface ReconcileSummary {
   /** Reservations whose order the purchase had recorded after all. */
@@ -92,10 +94,10 @@ export async function reconcile(options: { olderThanMs?: number } = {}): Promise
         else if (outcome === "order-recorded") summary.ordersRecorded++;
         else summary.failed++;
       }
-      await redis.eval(FORGET_SETTLED_SALE, 2, pendingKey, PENDING_SALES_KEY, String(saleId));
+      await runScript(redis, FORGET_SETTLED_SALE, [pendingKey, PENDING_SALES_KEY], [saleId]);
     }
   } finally {
-    await redis.eval(RELEASE_IF_OURS, 1, LEASE_KEY, token).catch(() => 0);
+    await runScript(redis, RELEASE_IF_OURS, [LEASE_KEY], [token]).catch(() => 0);
   }
   return summary;
 }
@@ -103,7 +105,7 @@ export async function reconcile(options: { olderThanMs?: number } = {}): Promise
 async function settle(saleId: number, entry: PendingEntry): Promise<Settled> {
   const redis = getRedis();
   const keys = saleCounterKeys(saleId);
-  if (!(await redis.eval(MARK_SETTLING, 1, keys.pending, entry.id))) return "already-ordered";
+  if (!(await runScript(redis, MARK_SETTLING, [keys.pending], [entry.id]))) return "already-ordered";
   const client = await getPool().connect();
   try {
     await client.query("BEGIN");
@@ -199,10 +201,9 @@ export async function settleReservations(saleId: number, maxWaitMs = RECONCILE_A
 
 /** Starts this process's reconciler: one pass now (an instance that starts after a crash), then on a timer. */
 export function startReconciler(): void {
-  const state = globalThis as unknown as { lockLabReconciler?: NodeJS.Timeout };
-  if (state.lockLabReconciler) return;
-  const pass = () => void reconcile().catch((error) => console.error(`${getEnv().APP_INSTANCE}: reconcile pass failed`, error));
-  pass();
-  state.lockLabReconciler = setInterval(pass, PASS_EVERY_MS);
-  state.lockLabReconciler.unref();
+  processSingleton("reconciler.timer", () => {
+    const pass = () => void reconcile().catch((error) => console.error(`${getEnv().APP_INSTANCE}: reconcile pass failed`, error));
+    pass();
+    return setInterval(pass, PASS_EVERY_MS).unref();
+  });
 }

@@ -1,13 +1,11 @@
 import { getEnv } from "../env";
-import { faultDelay, pauseBeforeWrite, type FaultDelays } from "../lab/faults";
 import { MIN_LEASE_LEFT_MS } from "../locks/lease";
 import { LockBusyError, LockLostError, LockUnavailableError, type HeldLock, type LockOptions, type LockStrategy } from "../locks/types";
 import { getRedis } from "../redis";
-import type { HolderTimeline } from "../timeline/holder-timeline";
 import { saleCounterKeys } from "../sale/keys";
+import { OnePerBuyerError } from "../sale/rules/one-per-buyer";
 import { enterCriticalSection, takeUnitAtomically, type EntryRefusal, type ReservationMeta } from "./critical-section";
-import { OnePerBuyerError } from "./errors";
-import { announceChange } from "../workshop/announce";
+import type { LockTurn, PurchaseHooks } from "./hooks";
 
 /** What a strategy must offer to run the critical section (the registry's, or a benchmark peer). */
 export type UnitLock = Pick<LockStrategy, "withLock" | "lockFree">;
@@ -19,18 +17,14 @@ export interface TakeUnitExtras {
   readonly nestedLock?: boolean;
   /** Recorded with the stock write, so a crash before the order insert leaves a unit to settle. */
   readonly reservation?: ReservationMeta;
-  /** The lab's delays inside the critical section. */
-  readonly faults?: FaultDelays;
-  /** Records this purchase on the holder timeline; absent: nothing is recorded. */
-  readonly timeline?: HolderTimeline;
-  /** Told how long the buyer waited for the lock and held it (ms), once it leaves the critical section. */
-  readonly onLockTimes?: (waitMs: number, holdMs: number) => void;
+  /** The id the stock's reads and writes are recorded under in the sale's events; "" records none. */
+  readonly holder?: string;
   /**
    * The sale allows one order per buyer: this buyer is checked inside the critical section, under
-   * the same lock as the stock, and marked in the same breath as the stock write. Under a lock that
-   * does not exclude, two of one buyer's taps both pass: the accounting counts buyers with two orders.
+   * the same lock as the stock, and marked in the same breath as the stock write.
    */
   readonly onePerBuyer?: string;
+  readonly hooks?: PurchaseHooks;
 }
 
 export interface TakenUnit {
@@ -53,6 +47,11 @@ function refused(sku: string, why: EntryRefusal): never {
   throw new LockLostError(sku);
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const turnOf = (error: unknown): LockTurn["kind"] =>
+  error instanceof LockUnavailableError ? "unavailable" : error instanceof LockLostError ? "lost" : error instanceof LockBusyError ? "busy" : "released";
+
 /**
  * The lock and the Redis side of the critical section, without the order: under `lock`, read the
  * stock, work for `workMs`, check the lease, write stock − 1 (or, lock-free, one atomic decrement).
@@ -70,15 +69,12 @@ export async function takeUnit(
   extras: TakeUnitExtras = {},
 ): Promise<TakenUnit | undefined> {
   const redis = getRedis();
+  const { reservation, holder = "", onePerBuyer: once, hooks = {} } = extras;
   const instance = extras.instance ?? getEnv().APP_INSTANCE;
   const epoch = options.epoch ?? 0;
-  const reservation = extras.reservation;
-  const timeline = extras.timeline;
-  const buyersKey = saleCounterKeys(saleId).buyers;
-  const once = extras.onePerBuyer;
   if (lock.lockFree) {
     // No lock to check under: the script checks and marks the buyer in the step that takes the unit.
-    const taken = await takeUnitAtomically(redis, saleId, epoch, reservation ?? { id: "", buyer: "", instance, strategy: "", runId: null }, timeline?.holder, once);
+    const taken = await takeUnitAtomically(redis, saleId, epoch, reservation ?? { id: "", buyer: "", instance, strategy: "", runId: null }, holder, once);
     if (taken === "already-bought") throw new OnePerBuyerError(once ?? "");
     if (taken === "sold-out") return undefined;
     if (taken === "switching") refused(sku, taken);
@@ -86,32 +82,32 @@ export async function takeUnit(
   }
 
   const askedAt = performance.now();
-  const section = async (held: HeldLock): Promise<TakenUnit | undefined> => {
+  const criticalSection = async (held: HeldLock): Promise<TakenUnit | undefined> => {
     const heldAt = performance.now();
+    const leaseLeft = held.leaseLeftMs ?? held.timeLeftMs;
+    hooks.lock?.({ kind: "acquired", fencingToken: held.fencingToken, leaseEndsAt: leaseLeft && heldAt + leaseLeft() });
     try {
-      return await criticalSection(held);
+      return await readWorkWrite(held);
     } finally {
-      extras.onLockTimes?.(heldAt - askedAt, performance.now() - heldAt);
+      hooks.lockTimes?.(heldAt - askedAt, performance.now() - heldAt);
     }
   };
-  const criticalSection = async (held: HeldLock): Promise<TakenUnit | undefined> => {
-    const leaseLeft = held.leaseLeftMs ?? held.timeLeftMs;
-    timeline?.note("acquired", { f: held.fencingToken }, leaseLeft && performance.now() + leaseLeft());
-    const inside = await enterCriticalSection(redis, { saleId, instance, epoch, fencingToken: held.fencingToken, holder: timeline?.holder });
-    announceChange(); // the live holder count moved
+  const readWorkWrite = async (held: HeldLock): Promise<TakenUnit | undefined> => {
+    const inside = await enterCriticalSection(redis, { saleId, instance, epoch, fencingToken: held.fencingToken, holder });
+    hooks.changed?.(); // the holders inside moved
     const stock = inside.stock;
     if (typeof stock !== "number") refused(sku, stock);
     let written: number | undefined;
     let outcome: Awaited<ReturnType<typeof inside.leave>> = "written";
     try {
       if (stock <= 0) return undefined;
-      if (once !== undefined && (await redis.sismember(buyersKey, once))) throw new OnePerBuyerError(once);
-      await faultDelay(extras.faults, "in-critical-section");
-      if (workMs > 0) await new Promise((resolve) => setTimeout(resolve, workMs));
+      if (once !== undefined && (await redis.sismember(saleCounterKeys(saleId).buyers, once))) throw new OnePerBuyerError(once);
+      await hooks.step?.("in-critical-section");
+      if (workMs > 0) await sleep(workMs);
       // The lease rule: too little time left, and the write would land after the lock is gone.
       if (held.timeLeftMs && held.timeLeftMs() < MIN_LEASE_LEFT_MS) throw new LockLostError(sku);
       // A pause here, after the check, is what only a fencing token catches.
-      await pauseBeforeWrite(extras.faults);
+      await hooks.step?.("before-write");
       // Chubby's sequencer check, as late as the holder can ask: narrows that window, never closes it.
       if (held.sequencerCurrent && !(await held.sequencerCurrent())) throw new LockLostError(sku);
       written = stock - 1;
@@ -126,19 +122,16 @@ export async function takeUnit(
     return { stockSeen: stock, stockLeft: written };
   };
 
-  if (!timeline) return underLock(lock, sku, options, section, extras.nestedLock);
-  timeline.note("acquire-sent", { b: reservation?.buyer });
+  hooks.lock?.({ kind: "asked" });
+  const lockOptions: LockOptions = { ...options, onStep: hooks.lockStep, onObserve: hooks.observe };
   try {
-    const taken = await underLock(lock, sku, { ...options, onObserve: timeline.observe }, section, extras.nestedLock);
-    timeline.note("released");
+    // The reentrancy lesson: with `nestedLock`, the locked step calls another locked step on the same resource.
+    const taken = await lock.withLock(sku, lockOptions, (held) =>
+      extras.nestedLock ? lock.withLock(sku, lockOptions, criticalSection) : criticalSection(held));
+    hooks.lock?.({ kind: "released" });
     return taken;
   } catch (error) {
-    timeline.note(error instanceof LockUnavailableError ? "unavailable" : error instanceof LockLostError ? "lost" : error instanceof LockBusyError ? "busy" : "released");
+    hooks.lock?.({ kind: turnOf(error) });
     throw error;
   }
-}
-
-/** The reentrancy lesson: with `nested`, a locked step calls another locked step on the same resource. */
-function underLock<T>(lock: UnitLock, sku: string, options: LockOptions, section: (held: HeldLock) => Promise<T>, nested?: boolean): Promise<T> {
-  return lock.withLock(sku, options, (held) => (nested ? lock.withLock(sku, options, section) : section(held)));
 }

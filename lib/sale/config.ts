@@ -2,7 +2,6 @@ import { getEnv } from "../env";
 import { isStrategyName } from "../locks/registry";
 import { getRedis } from "../redis";
 import { lockConfigSchema, type LockConfig, type LockConfigUpdate } from "../validations/config";
-import { FAULT_FIELDS, parseFaults, type FaultDelays } from "../lab/faults";
 import { CONFIG_KEY } from "./keys";
 import { quiesced } from "./switch";
 
@@ -16,9 +15,8 @@ export function getDefaultConfig(): LockConfig {
   return { strategy, lockTtlMs: env.LOCK_TTL_MS, waitTimeoutMs: env.WAIT_TIMEOUT_MS, workMs: env.WORK_MS, lockDelayMs: env.LOCK_DELAY_MS };
 }
 
-/** The config plus the lab's settings (faults, nested locking), from the same one read. */
+/** The config plus the sale's own settings, from the same one read. */
 export interface ActiveConfig extends LockConfig {
-  readonly faults: FaultDelays;
   /** Lab: the critical section calls a helper that takes the same lock again (reentrancy). */
   readonly nestedLock: boolean;
   /** Bumped by every switch and sale reset; every stock access carries it (lib/sale/switch.ts). */
@@ -38,7 +36,6 @@ export async function getActiveConfig(): Promise<ActiveConfig> {
   const stored = await getRedis().hgetall(CONFIG_KEY);
   return {
     ...configFrom(stored),
-    faults: parseFaults(stored),
     nestedLock: stored[NESTED_FIELD] === "1",
     epoch: Number(stored.epoch ?? 0),
     draining: Number(stored.draining ?? 0) > Date.now(),
@@ -83,8 +80,8 @@ export async function updateConfig(update: LockConfigUpdate): Promise<LockConfig
   return getConfig();
 }
 
-/** Back to the env defaults (lab faults and settings included), quiesced. */
+/** Back to the env defaults (the lab's nested locking included; its faults are the lab's to clear), quiesced. */
 export async function resetConfig(): Promise<LockConfig> {
-  await quiesced(() => getRedis().hdel(CONFIG_KEY, ...SETTING_FIELDS, ...FAULT_FIELDS));
+  await quiesced(() => getRedis().hdel(CONFIG_KEY, ...SETTING_FIELDS));
   return getConfig();
 }

@@ -6,9 +6,6 @@ export const SALE_KEY = "locklab:sale";
 /** Sales that have reservations waiting for their order (the reconciler's work list). */
 export const PENDING_SALES_KEY = "locklab:pending-sales";
 
-/** The lock key of a resource, for every strategy that keeps its lock in Redis. */
-export const lockKey = (resource: string) => `lock:${resource}`;
-
 export const saleCounterKeys = (saleId: number) => ({
   holders: `locklab:sale:${saleId}:holders`,
   peak: `locklab:sale:${saleId}:peak`,
@@ -28,3 +25,10 @@ export const saleCounterKeys = (saleId: number) => ({
   /** Buyers turned away since the stock last moved (./liveness.ts). */
   liveness: `locklab:sale:${saleId}:liveness`,
 });
+
+/** The Redis stream of one sale's events (node 1, capped): the holder timeline's record (lib/timeline). */
+export const eventStreamKey = (saleId: number) => `locklab:sale:${saleId}:events`;
+/** Roughly how many events the stream keeps (XADD MAXLEN ~). */
+export const STREAM_CAP = 60_000;
+/** A stream whose sale was replaced or kept in Postgres lives this long in Redis. */
+export const TIMELINE_STREAM_TTL_S = 24 * 60 * 60;

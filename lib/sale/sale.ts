@@ -4,9 +4,9 @@ import { countUnits, verdictOf, type UnitAccounting, type Verdict } from "./acco
 import { getActiveConfig, getConfig } from "./config";
 import { livenessOf, type Liveness } from "./liveness";
 import { quiesced } from "./switch";
-import { SALE_KEY, SKU, STOCK_KEY, lockKey, saleCounterKeys } from "./keys";
-import { TIMELINE_STREAM_TTL_S, eventStreamKey } from "../timeline/events";
-import { announceChange } from "../workshop/announce";
+import { lockKey } from "../locks/keys";
+import { SALE_KEY, SKU, STOCK_KEY, TIMELINE_STREAM_TTL_S, eventStreamKey, saleCounterKeys } from "./keys";
+import { announceChange } from "../live-signal";
 
 export interface CurrentSale {
   readonly id: number;

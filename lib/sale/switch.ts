@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { LockBusyError } from "../locks/types";
 import { getRedis } from "../redis";
+import { redisScript, runScript } from "../redis-script";
 import { CONFIG_KEY, SALE_KEY, saleCounterKeys } from "./keys";
 
 /**
@@ -25,10 +26,10 @@ const SWITCH_LOCK_KEY = "locklab:switching";
 const SWITCH_LOCK_TTL_MS = 15_000;
 
 /** Compare-and-delete, as the token lock releases (a switch never deletes another's claim). */
-const RELEASE_IF_OURS = `
+const RELEASE_IF_OURS = redisScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
-`;
+`, 1);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -64,6 +65,6 @@ export async function quiesced<T>(change: () => Promise<T>): Promise<T> {
       await multi.exec();
     }
   } finally {
-    await redis.eval(RELEASE_IF_OURS, 1, SWITCH_LOCK_KEY, token);
+    await runScript(redis, RELEASE_IF_OURS, [SWITCH_LOCK_KEY], [token]);
   }
 }

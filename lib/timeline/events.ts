@@ -64,9 +64,3 @@ export interface TimelineEvent {
   readonly note?: string;
 }
 
-/** The Redis stream of one sale's events (node 1), capped. */
-export const eventStreamKey = (saleId: number) => `locklab:sale:${saleId}:events`;
-/** Roughly how many events the stream keeps (XADD MAXLEN ~). */
-export const STREAM_CAP = 60_000;
-/** A stream whose sale was replaced or kept in Postgres lives this long in Redis. */
-export const TIMELINE_STREAM_TTL_S = 24 * 60 * 60;

@@ -2,6 +2,7 @@ import type { LockObservation } from "../locks/types";
 import { getRedis } from "../redis";
 import type { EventKind, TimelineEvent } from "./events";
 import { createTimelineRecorder, type TimelineRecorder } from "./recorder";
+import { processSingleton } from "../process-singleton";
 
 /** One purchase's voice on the timeline: its holder id and the client-side steps it records. */
 export interface HolderTimeline {
@@ -12,9 +13,6 @@ export interface HolderTimeline {
   /** What the lock told its holder (renewals, Redlock's votes): pass as the lock's onObserve. */
   observe(observation: LockObservation): void;
 }
-
-/** A holder's id on the timeline: short, and the same one its reservation starts with. */
-export const holderId = (reservationId: string) => reservationId.slice(0, 8);
 
 export function holderTimeline(recorder: TimelineRecorder, saleId: number, holder: string, instance: string): HolderTimeline {
   const note: HolderTimeline["note"] = (kind, extra = {}, expAt) => recorder.note(saleId, { kind, h: holder, i: instance, ...extra }, expAt);
@@ -29,11 +27,7 @@ export function holderTimeline(recorder: TimelineRecorder, saleId: number, holde
   };
 }
 
-// One recorder per process, on globalThis so the Next bundle cannot split it in two.
-const slot = globalThis as typeof globalThis & { __locklabTimeline?: TimelineRecorder };
-
-/** The app's recorder (node 1's client). */
+/** The app's recorder (node 1's client), one per process. */
 export function appRecorder(): TimelineRecorder {
-  slot.__locklabTimeline ??= createTimelineRecorder(getRedis);
-  return slot.__locklabTimeline;
+  return processSingleton("timeline.recorder", () => createTimelineRecorder(getRedis));
 }

@@ -1,5 +1,6 @@
 import type Redis from "ioredis";
-import { STREAM_CAP, eventStreamKey, type TimelineEvent } from "./events";
+import { STREAM_CAP, eventStreamKey } from "../sale/keys";
+import type { TimelineEvent } from "./events";
 
 /**
  * Client-side timeline events (acquired, renewed, released…), stamped on this process's

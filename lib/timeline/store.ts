@@ -3,11 +3,11 @@ import { getDb } from "../db";
 import { getRedis } from "../redis";
 import { getCurrentSale, getSaleStats } from "../sale/sale";
 import { detectAnomalies } from "./anomalies";
-import { STREAM_CAP, TIMELINE_STREAM_TTL_S, eventStreamKey, type TimelineEvent } from "./events";
+import { STREAM_CAP, TIMELINE_STREAM_TTL_S, eventStreamKey } from "../sale/keys";
+import type { TimelineEvent } from "./events";
 import { appRecorder } from "./holder-timeline";
 import { parseEntry } from "./recorder";
 import { sampleEvents } from "./sample";
-import { getBuyerNames } from "../workshop/buyers";
 import type { TimelineView } from "./view";
 
 const READ_BATCH = 5_000;
@@ -51,15 +51,18 @@ export async function keepTimeline(saleId: number): Promise<void> {
   await getRedis().expire(eventStreamKey(saleId), TIMELINE_STREAM_TTL_S);
 }
 
+/** Display names of the people among `buyers` (workshop mode); whoever shows the timeline knows where they live. */
+export type NamesOf = (buyers: readonly string[]) => Promise<ReadonlyMap<string, string>>;
+
 /** The timeline of `saleId`: kept in Postgres, or still being recorded in Redis. */
-export async function getTimeline(saleId: number): Promise<TimelineView | undefined> {
+export async function getTimeline(saleId: number, namesOf: NamesOf): Promise<TimelineView | undefined> {
   const db = getDb();
   const sale = await db.sale.findUnique({ where: { id: saleId }, include: { timeline: true } });
   if (!sale) return undefined;
   const [current, stats] = await Promise.all([getCurrentSale(), getSaleStats(saleId)]);
   const stored = sale.timeline;
   const events = stored ? (stored.events as unknown as TimelineEvent[]) : await readStream(saleId);
-  const people = await getBuyerNames(events.flatMap((event) => (event.b ? [event.b] : [])));
+  const people = await namesOf(events.flatMap((event) => (event.b ? [event.b] : [])));
   return {
     saleId,
     strategy: sale.strategy,

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { getRedis } from "../redis";
-import { announceChange } from "./announce";
+import { announceChange } from "../live-signal";
 
 /**
  * Human buyers (workshop mode). A student types a display name once; the store gives them a buyer

@@ -1,62 +1,21 @@
 import { AppError } from "../errors";
 import { getRedis } from "../redis";
+import { redisScript, runScript } from "../redis-script";
 import { SALE_KEY } from "../sale/keys";
 import { getCurrentSale, resetSale, type CurrentSale } from "../sale/sale";
 import { updateConfig } from "../sale/config";
 import type { DropCreate } from "../validations/workshop";
-import { announceChange } from "./announce";
+import { announceChange } from "../live-signal";
 
 /**
- * A drop (workshop mode): a sale that opens for everyone at one moment, after a countdown every
- * phone shows. Its state lives in the sale's Redis hash, which every purchase already reads, so
- * all instances agree on it at no extra round trip: scheduled until `opensAt`, then open, closed
- * once the instructor closes it. A sale with no drop is open as always (load runs, the lab).
+ * Starting and closing a drop (workshop mode); the rule every purchase meets is in
+ * lib/sale/rules/drop.ts.
  */
-export type DropState = "none" | "scheduled" | "open" | "closed";
-
-const CLOSE_IF_CURRENT = `
+const CLOSE_IF_CURRENT = redisScript(`
 -- KEYS[1]: the sale hash; ARGV[1]: the sale id the caller read; ARGV[2]: now (ms)
 if redis.call('HGET', KEYS[1], 'id') == ARGV[1] then return redis.call('HSETNX', KEYS[1], 'dropClosedAt', ARGV[2]) end
 return 0
-`;
-
-export interface DropView {
-  readonly state: DropState;
-  readonly opensAt?: number;
-  readonly closedAt?: number;
-}
-
-export function dropOf(sale: Pick<CurrentSale, "drop">, now = Date.now()): DropView {
-  const drop = sale.drop;
-  if (!drop) return { state: "none" };
-  const state: DropState = drop.closedAt !== undefined ? "closed" : now < drop.opensAt ? "scheduled" : "open";
-  return { state, ...drop };
-}
-
-export class DropNotOpenError extends AppError {
-  override name = "DropNotOpenError";
-  readonly status = 409;
-  readonly code = "drop_not_open";
-  override readonly ruleRefusal = true;
-  override readonly retryAfterS: number;
-  override readonly details: Readonly<Record<string, unknown>>;
-  constructor(opensAt: number, now: number) {
-    const inMs = Math.max(0, opensAt - now);
-    super(`the drop opens in ${Math.ceil(inMs / 1000)} s; the Buy button wakes when the countdown reaches zero`);
-    this.retryAfterS = Math.max(1, Math.ceil(inMs / 1000));
-    this.details = { opensAt: new Date(opensAt).toISOString(), opensInMs: inMs };
-  }
-}
-
-export class DropClosedError extends AppError {
-  override name = "DropClosedError";
-  readonly status = 409;
-  readonly code = "drop_closed";
-  override readonly ruleRefusal = true;
-  constructor() {
-    super("this drop is closed; wait for the instructor to start the next one");
-  }
-}
+`, 1);
 
 export class NoDropError extends AppError {
   override name = "NoDropError";
@@ -65,13 +24,6 @@ export class NoDropError extends AppError {
   constructor() {
     super("no drop is running: start one first");
   }
-}
-
-/** Refuses a purchase while the sale's drop is not open; a sale with no drop passes. */
-export function assertDropOpen(sale: Pick<CurrentSale, "drop">, now = Date.now()): void {
-  const drop = dropOf(sale, now);
-  if (drop.state === "scheduled") throw new DropNotOpenError(drop.opensAt as number, now);
-  if (drop.state === "closed") throw new DropClosedError();
 }
 
 /**
@@ -90,7 +42,7 @@ export async function closeDrop(): Promise<CurrentSale> {
   if (!sale.drop) throw new NoDropError();
   if (sale.drop.closedAt === undefined) {
     // Only if the sale is still the one read, in one step: a drop started meanwhile stays open.
-    await getRedis().eval(CLOSE_IF_CURRENT, 1, SALE_KEY, sale.id, Date.now());
+    await runScript(getRedis(), CLOSE_IF_CURRENT, [SALE_KEY], [sale.id, Date.now()]);
     announceChange();
   }
   return getCurrentSale();

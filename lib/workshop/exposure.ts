@@ -1,6 +1,6 @@
 import QRCode from "qrcode";
 import { getEnv } from "../env";
-import { getStackStatus } from "../lab/stack-control";
+import { getStackStatus } from "../stack/control";
 
 /**
  * Who can reach the store (workshop mode): the stack runner knows whether nginx listens on the

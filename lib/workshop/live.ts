@@ -3,9 +3,10 @@ import { getRedis, getSubscriber } from "../redis";
 import { getActiveConfig } from "../sale/config";
 import { STOCK_KEY, saleCounterKeys } from "../sale/keys";
 import { getCurrentSale, getSaleStats, type SaleStats } from "../sale/sale";
-import { ANNOUNCE_EVERY_MS, LIVE_CHANNEL } from "./announce";
+import { ANNOUNCE_EVERY_MS, LIVE_CHANNEL } from "../live-signal";
 import { HUMAN_PREFIX, countJoined, getBuyerNames } from "./buyers";
-import { dropOf, type DropView } from "./drop";
+import { dropOf, type DropView } from "../sale/rules/drop";
+import { processSingleton } from "../process-singleton";
 
 // What the live pages show (workshop mode), built once per change per instance and sent to every
 // subscriber of that instance: the store's phones get the public part, the projector the
@@ -125,14 +126,11 @@ interface Hub {
   fresh: boolean;
 }
 
-// On globalThis: Next may load this module in more than one bundle, and there must be one hub.
-const globalForHub = globalThis as unknown as { lockLabLiveHub?: Hub };
-
+/** One hub per process (lib/process-singleton.ts). */
 function hub(): Hub {
-  globalForHub.lockLabLiveHub ??= {
+  return processSingleton("live.hub", (): Hub => ({
     people: new Set(), admins: new Set(), waiting: new Set(), subscribed: false, lastAt: 0, running: false, again: false, fresh: false,
-  };
-  return globalForHub.lockLabLiveHub;
+  }));
 }
 
 export const snapshotEvent = (snapshot: LiveSnapshot) => `data: ${JSON.stringify(snapshot)}\n\n`;

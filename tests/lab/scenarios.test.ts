@@ -9,7 +9,9 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { LabCaseRecord, LabRunRecord } from "@/lib/lab/lab-runs";
-import { ALL_PITFALLS, SCENARIOS, type LabCase, type Pitfall } from "@/lib/lab/scenarios";
+import { ALL_PITFALLS, type LabCase, type Pitfall } from "@/lib/lab/scenario-types";
+import { SCENARIOS } from "@/lib/lab/scenarios";
+import { getFaults } from "@/lib/lab/faults";
 import { getConfig, getDefaultConfig, getActiveConfig } from "@/lib/sale/config";
 import { checkSale, peakHolders } from "../support/accounting";
 import { adminFetch, signIn } from "../support/admin";
@@ -50,7 +52,7 @@ async function expectEverythingBack() {
   expect(status.apps.every((app) => app.state === "running")).toBe(true);
   expect(await getConfig()).toEqual(getDefaultConfig());
   const active = await getActiveConfig();
-  expect(active.faults).toEqual({});
+  expect(await getFaults()).toEqual({});
   expect(active.nestedLock).toBe(false);
 }
 

@@ -87,4 +87,4 @@ export function blastUntilBought(baseUrl: string, buyers: number, timeoutMs = 10
 }
 
 /** The stack runner's fault-control API, through the same client the app uses. */
-export { stackControl } from "@/lib/lab/stack-control";
+export { stackControl } from "@/lib/stack/control";

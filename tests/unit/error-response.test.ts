@@ -2,9 +2,10 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AdminNotConfiguredError } from "@/lib/auth/session";
 import { HttpError, errorResponse } from "@/lib/http/errors";
-import { StackControlError } from "@/lib/lab/stack-control";
+import { StackControlError } from "@/lib/stack/control";
 import { LockBusyError, LockLostError, LockUnavailableError } from "@/lib/locks/types";
-import { SoldOutError, StoreUnavailableError, UnknownProductError } from "@/lib/purchase/errors";
+import { StoreUnavailableError } from "@/lib/errors";
+import { SoldOutError, UnknownProductError } from "@/lib/purchase/errors";
 import { SaleSwitchingError } from "@/lib/purchase/take-unit";
 import { RunConflictError, RunNotFoundError, RunTokenError } from "@/lib/runs/errors";
 

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { LockBusyError, LockLostError, LockUnavailableError } from "../../lib/locks/types";
 import { outcomeOf } from "../../lib/metrics";
-import { OnePerBuyerError, SoldOutError, StoreUnavailableError } from "../../lib/purchase/errors";
+import { StoreUnavailableError } from "../../lib/errors";
+import { SoldOutError } from "../../lib/purchase/errors";
+import { OnePerBuyerError } from "../../lib/sale/rules/one-per-buyer";
 import { SaleSwitchingError } from "../../lib/purchase/take-unit";
-import { DropClosedError, DropNotOpenError } from "../../lib/workshop/drop";
-import { RateLimitedError } from "../../lib/workshop/rate-limit";
+import { DropClosedError, DropNotOpenError } from "../../lib/sale/rules/drop";
+import { RateLimitedError } from "../../lib/sale/rules/buyer-limit";
 
 describe("the outcome a purchase's error is counted as", () => {
   it("counts a sale rule's no as refused, not as an error", () => {

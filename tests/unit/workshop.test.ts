@@ -5,7 +5,7 @@ import { parsePublicHost } from "../../scripts/stack/config";
 import { nginxVars, renderTemplate, storeUrls } from "../../scripts/stack/services/nginx";
 import { displayNameSchema, dropCreateSchema } from "@/lib/validations/workshop";
 import { buyerFromCookie } from "@/lib/workshop/buyers";
-import { DropClosedError, DropNotOpenError, assertDropOpen, dropOf } from "@/lib/workshop/drop";
+import { DropClosedError, DropNotOpenError, assertDropOpen, dropOf } from "@/lib/sale/rules/drop";
 
 describe("a drop's state", () => {
   const opensAt = 1_000_000;

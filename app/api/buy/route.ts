@@ -5,7 +5,7 @@ import { HttpError, errorResponse, methodNotAllowed } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
 import { queuedMsOf } from "@/lib/http/request-start";
 import { getLog, requestIdOf } from "@/lib/log";
-import { purchase } from "@/lib/purchase/purchase";
+import { buy } from "@/lib/checkout";
 import { buyCreateSchema } from "@/lib/validations/buy";
 import { storeCall } from "@/lib/store-call";
 import { BUYER_COOKIE, buyerFromCookie, hasJoined, isHumanBuyer } from "@/lib/workshop/buyers";
@@ -39,7 +39,7 @@ export async function POST(request: Request): Promise<Response> {
       throw new HttpError(401, "join_first", "this store does not know your workshop cookie (the store was restarted, or the cookie was made up): join again");
     }
     const input = { ...body, buyer: person ?? body.buyer };
-    const receipt = await purchase(input, { arrivedAt });
+    const receipt = await buy(input, { arrivedAt });
     return done(Response.json({ status: "bought", ...receipt }, { status: 201, headers }), {
       code: "bought", buyer: input.buyer, unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,
     });

@@ -1,6 +1,6 @@
 import { getEnv } from "@/lib/env";
 import { methodNotAllowed, publicRoute } from "@/lib/http/errors";
-import { StoreUnavailableError } from "@/lib/purchase/errors";
+import { StoreUnavailableError } from "@/lib/errors";
 import { getConfig } from "@/lib/sale/config";
 import { SKU } from "@/lib/sale/keys";
 import { getStock } from "@/lib/sale/sale";

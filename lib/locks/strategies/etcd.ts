@@ -1,4 +1,4 @@
-import { etcdLeaseSeconds, etcdLock } from "../etcd-lock";
+import { etcdLeaseSeconds, etcdLock, etcdReady } from "../etcd-lock";
 import { serviceLockStrategy, type ServiceLockVariant } from "../service-strategy";
 
 /**
@@ -10,6 +10,6 @@ import { serviceLockStrategy, type ServiceLockVariant } from "../service-strateg
  * lock, only 503s.
  */
 export const createEtcdLock = (name: string, variant: ServiceLockVariant) =>
-  serviceLockStrategy(name, variant, (ttlMs) => etcdLeaseSeconds(ttlMs) * 1000, etcdLock);
+  serviceLockStrategy(name, variant, (ttlMs) => etcdLeaseSeconds(ttlMs) * 1000, etcdLock, etcdReady);
 
 export const createEtcd = createEtcdLock("etcd", { fenced: true });

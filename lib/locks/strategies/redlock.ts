@@ -3,10 +3,10 @@ import type Redis from "ioredis";
 import type { LockClients } from "../clients";
 import { contend } from "../contend";
 import { driftMs, now } from "../lease";
-import { withLocalLine } from "../local-line";
+import { lineLetGo, withLocalLine } from "../local-line";
 import { releaseChannel } from "../release-signal";
 import { ACQUIRED, lockScripts } from "../scripts";
-import { lockKey } from "../../sale/keys";
+import { lockKey } from "../keys";
 import { LockBusyError, LockUnavailableError, type LockStrategy } from "../types";
 
 /**
@@ -84,6 +84,12 @@ export function createRedlock(clients: LockClients, settings: RedlockSettings = 
     name: "redlock",
     safe: true,
     localLine: "hand-off",
+    whenLetGo: (resource) => lineLetGo(resource),
+    readiness: () => [["redis majority", async () => {
+      const nodes = clients.redisNodes();
+      const up = (await Promise.allSettled(nodes.map((node) => node.ping()))).filter((answer) => answer.status === "fulfilled").length;
+      if (up < Math.floor(nodes.length / 2) + 1) throw new Error(`${up} of ${nodes.length} Redis nodes answer, fewer than a majority`);
+    }]],
     withLock(resource, options, critical) {
       const nodes = clients.redisNodes();
       const quorum = Math.floor(nodes.length / 2) + 1;

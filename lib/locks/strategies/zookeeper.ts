@@ -1,5 +1,5 @@
 import { serviceLockStrategy, type ServiceLockVariant } from "../service-strategy";
-import { zookeeperLock, zookeeperSessionMs } from "../zookeeper-lock";
+import { zookeeperLock, zookeeperReady, zookeeperSessionMs } from "../zookeeper-lock";
 
 /**
  * Curator's lock on a three-member ZooKeeper ensemble: an ephemeral sequential znode per
@@ -10,6 +10,6 @@ import { zookeeperLock, zookeeperSessionMs } from "../zookeeper-lock";
  * quorum there is no lock, only 503s.
  */
 export const createZookeeperLock = (name: string, variant: ServiceLockVariant) =>
-  serviceLockStrategy(name, variant, zookeeperSessionMs, zookeeperLock);
+  serviceLockStrategy(name, variant, zookeeperSessionMs, zookeeperLock, zookeeperReady);
 
 export const createZookeeper = createZookeeperLock("zookeeper", { fenced: true });

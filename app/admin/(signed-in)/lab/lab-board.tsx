@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import type { CaseOutcome, LabRunRecord } from "@/lib/lab/lab-runs";
-import type { LabScenario } from "@/lib/lab/scenarios";
+import type { LabScenario } from "@/lib/lab/scenario-types";
 import { MEANING, NONE, signed } from "../runs-table";
 
 interface Props {

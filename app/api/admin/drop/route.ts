@@ -3,7 +3,8 @@ import { methodNotAllowed } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
 import { storeCall } from "@/lib/store-call";
 import { dropCreateSchema } from "@/lib/validations/workshop";
-import { closeDrop, dropOf, startDrop } from "@/lib/workshop/drop";
+import { dropOf } from "@/lib/sale/rules/drop";
+import { closeDrop, startDrop } from "@/lib/workshop/drop";
 
 export const dynamic = "force-dynamic";
 

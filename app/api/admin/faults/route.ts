@@ -3,7 +3,7 @@ import { adminRoute } from "@/lib/auth/guard";
 import { methodNotAllowed } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
 import { applyFaultAction, getActiveFaults, targetsThisInstance } from "@/lib/lab/fault-actions";
-import { faultActionSchema } from "@/lib/validations/fault";
+import { faultActionSchema } from "@/lib/lab/fault-action";
 
 export const dynamic = "force-dynamic";
 

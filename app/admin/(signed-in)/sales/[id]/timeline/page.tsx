@@ -2,6 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { requireAdminPage } from "@/lib/auth/guard";
 import { getTimeline } from "@/lib/timeline/store";
+import { getBuyerNames } from "@/lib/workshop/buyers";
 import { HolderTimeline } from "./holder-timeline";
 
 export const dynamic = "force-dynamic";
@@ -12,7 +13,7 @@ export default async function TimelinePage(props: { params: Promise<{ id: string
   // The layout already turned strangers away; this check guards the data itself.
   await requireAdminPage(`/admin/sales/${id}/timeline`);
   if (!/^\d{1,9}$/.test(id)) notFound();
-  const view = await getTimeline(Number(id));
+  const view = await getTimeline(Number(id), getBuyerNames);
   if (!view) notFound();
   return (
     <div className="dashboard timeline-page">

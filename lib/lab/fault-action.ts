@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { FAULT_POINTS } from "../lab/faults";
-import { CLUSTER_SERVICES, MEMBER_OPS } from "../lab/members";
+import { FAULT_POINTS } from "./faults";
+import { CLUSTER_SERVICES, MEMBER_OPS } from "./members";
 
 const node = z.number().int().min(1).max(16);
 const app = z.number().int().min(1).max(16);

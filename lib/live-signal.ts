@@ -1,16 +1,17 @@
-import { getRedis } from "../redis";
+import { getRedis } from "./redis";
+import { processSingleton } from "./process-singleton";
 
 /**
- * Live updates (workshop mode): any instance that changes what a buyer sees — the stock, the
- * holders inside, the drop, the strategy — says so on one Redis pub/sub channel, and every
- * instance's live hub (./live.ts) sends its subscribers a fresh snapshot. The message carries no
+ * The live signal: any instance that changes what a page shows — the stock, the holders inside,
+ * the drop, the strategy — says so on one Redis pub/sub channel, and every instance's live hub
+ * (lib/workshop/live.ts) sends its subscribers a fresh snapshot. The message carries no
  * state, only "look again", so a burst of purchases costs at most one PUBLISH per instance per
  * ANNOUNCE_EVERY_MS, whatever the load.
  */
 export const LIVE_CHANNEL = "locklab:live";
 export const ANNOUNCE_EVERY_MS = 100;
 
-const state = { lastAt: 0, trailing: undefined as NodeJS.Timeout | undefined };
+const state = processSingleton("live-signal", () => ({ lastAt: 0, trailing: undefined as NodeJS.Timeout | undefined }));
 
 function publish(): void {
   state.lastAt = Date.now();

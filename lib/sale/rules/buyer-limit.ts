@@ -1,31 +1,21 @@
-import type Redis from "ioredis";
-import { AppError } from "../errors";
-import { getEnv } from "../env";
-import { getRedis } from "../redis";
+import { AppError } from "../../errors";
+import { getEnv } from "../../env";
+import { getRedis } from "../../redis";
+import { redisScript, runScript } from "../../redis-script";
 
 /**
- * The per-buyer limit on POST /api/buy: one phone cannot flood the sale. A fixed window per
- * buyer in Redis (shared by every instance): the first request of a window starts it, and
- * requests beyond BUY_RATE_LIMIT in BUY_RATE_WINDOW_MS are refused with 429 before anything is
- * read or written. Load runs send each request as a new buyer, so they never meet it.
+ * The per-buyer limit on a purchase: one phone cannot flood the sale. A fixed window per buyer in
+ * Redis (shared by every instance): the first request of a window starts it, and requests beyond
+ * BUY_RATE_LIMIT in BUY_RATE_WINDOW_MS are refused with 429 before anything is read or written.
+ * Load runs send each request as a new buyer, so they never meet it.
  */
-const HIT_WINDOW = `
+const HIT_WINDOW = redisScript(`
 -- KEYS[1]: the buyer's counter; ARGV[1]: the window (ms)
 local hits = redis.call('INCR', KEYS[1])
 -- The first hit of a window arms its expiry; the counter disappears with the window.
 if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {hits, redis.call('PTTL', KEYS[1])}
-`;
-
-type LimitedRedis = Redis & { hitWindow(key: string, windowMs: number): Promise<[number, number]> };
-
-/**
- * Called by lib/redis.ts when it creates a client, before its first command: defining a script
- * on an auto-pipelined connection that already has commands in flight breaks ioredis' pipeline.
- */
-export function defineRateLimitScripts(client: Redis): void {
-  client.defineCommand("hitWindow", { numberOfKeys: 1, lua: HIT_WINDOW });
-}
+`, 1);
 
 export class RateLimitedError extends AppError {
   override name = "RateLimitedError";
@@ -47,6 +37,6 @@ const rateKey = (buyer: string) => `locklab:rate:buy:${buyer}`;
 export async function hitBuyerLimit(buyer: string): Promise<void> {
   const { BUY_RATE_LIMIT: limit, BUY_RATE_WINDOW_MS: windowMs } = getEnv();
   if (limit === 0) return;
-  const [hits, ttl] = await (getRedis() as LimitedRedis).hitWindow(rateKey(buyer), windowMs);
+  const [hits, ttl] = await runScript<[number, number]>(getRedis(), HIT_WINDOW, [rateKey(buyer)], [windowMs]);
   if (hits > limit) throw new RateLimitedError(limit, windowMs, ttl > 0 ? ttl : windowMs);
 }

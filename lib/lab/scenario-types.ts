@@ -1,0 +1,69 @@
+import type { StrategyName } from "../locks/strategies";
+import type { FaultPoint } from "./faults";
+import type { ClusterService } from "./members";
+
+/** The shape of the pitfall lab's cards (./scenarios.ts lists them; the runner plays them). */
+/** What a case can show: `double-sold` and `lost-stock` are counted per unit (lib/sale/accounting.ts). */
+export type Pitfall = "oversell" | "double-sold" | "lost-stock" | "deadlock" | "two-holders";
+export const ALL_PITFALLS: readonly Pitfall[] = ["oversell", "double-sold", "lost-stock", "deadlock", "two-holders"];
+
+export type Via = "nginx" | "app-1" | "app-2";
+
+export type LabStep =
+  /** `buyers` one-shot purchases, `concurrency` at a time; waits for all answers. */
+  | { readonly do: "load"; readonly via: Via; readonly buyers: number; readonly concurrency: number; readonly background?: boolean }
+  /**
+   * Waits until a buyer is inside the critical section, or until the lock key exists on node 1.
+   * Past `timeoutMs` the case fails, unless `orGoOn` (a case where, by design, that may never come).
+   */
+  | { readonly do: "wait-until"; readonly what: "holder-inside" | "lock-held"; readonly timeoutMs: number; readonly orGoOn?: boolean }
+  /** SIGKILL an app instance (the stack runner restarts it and answers once it is ready). */
+  | { readonly do: "kill-app"; readonly app: 1 | 2 }
+  | { readonly do: "clear-faults" }
+  | { readonly do: "stop-redis"; readonly nodes: readonly number[] }
+  | { readonly do: "start-redis"; readonly nodes: readonly number[] }
+  /** A node's clock jumps ahead: the lock key's remaining TTL on that node is cut to `ms`. */
+  | { readonly do: "jump-clock"; readonly node: number; readonly ms: number }
+  | { readonly do: "sleep"; readonly ms: number }
+  /** Waits for every background load to finish. */
+  | { readonly do: "await-load" }
+  /** Stops, starts, pauses, resumes or kills members of a lock service's cluster (the control API's /<service>/<n>/…). */
+  | { readonly do: "member"; readonly service: ClusterService; readonly action: "stop" | "start" | "pause" | "resume" | "kill"; readonly members: readonly number[] }
+  | SentinelStep;
+
+
+/** The Sentinel pair's faults (lib/lab/sentinel-faults.ts). */
+export type SentinelStep =
+  /** `CLIENT PAUSE ms WRITE` on the replica: it answers the Sentinels but applies no replication meanwhile. */
+  | { readonly do: "hold-replication"; readonly ms: number }
+  /** SIGKILL the primary, wait (bounded) until the Sentinels have promoted the replica, start the old one as a replica. */
+  | { readonly do: "fail-over"; readonly timeoutMs: number };
+
+export interface LabCase {
+  readonly id: string;
+  readonly label: string;
+  readonly expect: "pitfall" | "fix";
+  readonly strategy: StrategyName;
+  readonly lockTtlMs: number;
+  readonly waitTimeoutMs: number;
+  readonly workMs: number;
+  readonly initialStock: number;
+  readonly nestedLock?: boolean;
+  /** Chubby's lock-delay for the zookeeper and etcd locks. @default 0 */
+  readonly lockDelayMs?: number;
+  readonly faults?: readonly { readonly point: FaultPoint; readonly ms: number; readonly times?: number }[];
+  readonly steps: readonly LabStep[];
+  /** The pitfalls that count for this case. @default every pitfall */
+  readonly watch?: readonly Pitfall[];
+  /** Extra conditions the outcome must meet (beyond the verdict) for the case to pass. */
+  readonly require?: { readonly allUnavailable?: boolean; readonly staleRefused?: boolean; readonly someBusy?: boolean; readonly someBought?: boolean };
+}
+
+export interface LabScenario {
+  readonly id: number | "reentrancy" | "db-lease" | "failover" | "zk-session" | "etcd-lease" | "cp-quorum";
+  readonly title: string;
+  readonly tried: string;
+  readonly predict: string;
+  readonly cases: readonly LabCase[];
+}
+
