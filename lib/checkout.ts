@@ -42,12 +42,12 @@ function listeners(): PurchaseHooks {
     lockStep: (step) => atLockStep(faults, step),
     observe: (observation) => timeline?.observe(observation),
     lock: (turn) => {
-      if (turn.kind === "asked") timeline?.note("acquire-sent", { b: buyer });
-      else if (turn.kind === "acquired") timeline?.note("acquired", { f: turn.fencingToken }, turn.leaseEndsAt);
+      if (turn.kind === "asked") timeline?.note("acquire-sent", { buyer });
+      else if (turn.kind === "acquired") timeline?.note("acquired", { fencingToken: turn.fencingToken }, turn.leaseEndsAt);
       else timeline?.note(turn.kind);
     },
     lockTimes: (waitMs, holdMs) => observeLock(strategy, waitMs, holdMs),
-    ordered: (unit) => timeline?.note("order", { u: unit }),
+    ordered: (unit) => timeline?.note("order", { unit }),
     changed: announceChange,
     ended: (result) => {
       const outcome: Outcome = result.error === undefined ? "bought" : outcomeOf(result.error);

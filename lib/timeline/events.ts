@@ -37,30 +37,35 @@ export type EventKind = (typeof EVENT_KINDS)[number];
 /** A Redlock node's answer to one acquire. */
 export type Vote = "granted" | "held" | "timeout" | "down";
 
+/**
+ * One step on the timeline, as the domain reads it. The Redis stream and the JSON kept in
+ * Postgres spell these fields with one letter each; ./wire.ts is the only place that knows the
+ * letters.
+ */
 export interface TimelineEvent {
-  /** Microseconds since the Unix epoch, on Redis' clock. */
-  readonly t: number;
+  /** When it happened: microseconds since the Unix epoch, on Redis' clock. */
+  readonly atUs: number;
   readonly kind: EventKind;
   /** The holder: the first 8 characters of its purchase's reservation id ("" for faults). */
-  readonly h: string;
-  /** App instance. */
-  readonly i?: string;
-  /** Buyer name (on acquire-sent). */
-  readonly b?: string;
-  /** Stock read, or stock written. */
-  readonly s?: number;
+  readonly holder: string;
+  /** The app instance the holder ran on. */
+  readonly instance?: string;
+  /** The buyer's name (on acquire-sent). */
+  readonly buyer?: string;
+  /** The stock read, or the stock written. */
+  readonly stock?: number;
   /** The unit a write takes (the stock its holder read). */
-  readonly u?: number;
-  /** Fencing token. */
-  readonly f?: number;
-  /** Lock token (first characters). */
-  readonly k?: string;
-  /** Microseconds on Redis' clock when the lease runs out, as the holder reckons it. */
-  readonly exp?: number;
-  /** Redlock: each node's vote, and the validity left after the acquire (ms). */
+  readonly unit?: number;
+  /** The lock's fencing token, as the holder got it or the fenced store saw it. */
+  readonly fencingToken?: number;
+  /** The lock's token (its first characters). */
+  readonly lockToken?: string;
+  /** When the lease runs out, as the holder reckons it: microseconds on Redis' clock. */
+  readonly leaseEndsAtUs?: number;
+  /** Redlock: each node's vote on one acquire, in the order of the nodes. */
   readonly votes?: readonly Vote[];
+  /** Redlock: the validity left after the acquire, ms (negative when it ran out while asking). */
   readonly validityMs?: number;
   /** Faults and refusals: what happened, in words. */
   readonly note?: string;
 }
-

@@ -8,7 +8,7 @@ import { appRecorder } from "./holder-timeline";
  */
 export async function recordFault(kind: "fault-start" | "fault-end", note: string): Promise<void> {
   const saleId = Number(await getRedis().hget(SALE_KEY, "id").catch(() => null));
-  if (saleId > 0) appRecorder().note(saleId, { kind, h: "", note });
+  if (saleId > 0) appRecorder().note(saleId, { kind, holder: "", note });
 }
 
 /** What a control API call does to the world, as a timeline fault; undefined for reads. */

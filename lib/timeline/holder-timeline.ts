@@ -1,21 +1,21 @@
 import type { LockObservation } from "../locks/types";
 import { getRedis } from "../redis";
-import type { EventKind, TimelineEvent } from "./events";
-import { createTimelineRecorder, type TimelineRecorder } from "./recorder";
+import type { EventKind } from "./events";
+import { createTimelineRecorder, type ClientStep, type TimelineRecorder } from "./recorder";
 import { processSingleton } from "../process-singleton";
 
 /** One purchase's voice on the timeline: its holder id and the client-side steps it records. */
 export interface HolderTimeline {
   /** The id the critical section's Lua records reads and writes under. */
   readonly holder: string;
-  /** Records a step now; `expAt` (performance.now() ms) is when its lease runs out. */
-  note(kind: EventKind, extra?: Partial<Omit<TimelineEvent, "t" | "kind" | "h">>, expAt?: number): void;
+  /** Records a step now; `leaseEndsAt` (performance.now() ms) is when its lease runs out. */
+  note(kind: EventKind, extra?: Partial<Omit<ClientStep, "kind" | "holder">>, leaseEndsAt?: number): void;
   /** What the lock told its holder (renewals, Redlock's votes): pass as the lock's onObserve. */
   observe(observation: LockObservation): void;
 }
 
 export function holderTimeline(recorder: TimelineRecorder, saleId: number, holder: string, instance: string): HolderTimeline {
-  const note: HolderTimeline["note"] = (kind, extra = {}, expAt) => recorder.note(saleId, { kind, h: holder, i: instance, ...extra }, expAt);
+  const note: HolderTimeline["note"] = (kind, extra = {}, leaseEndsAt) => recorder.note(saleId, { kind, holder, instance, ...extra }, leaseEndsAt);
   return {
     holder,
     note,

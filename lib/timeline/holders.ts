@@ -31,59 +31,59 @@ export interface Holder {
 export function buildHolders(events: readonly TimelineEvent[]): Holder[] {
   const byId = new Map<string, Holder>();
   for (const event of events) {
-    if (!event.h) continue;
-    let holder = byId.get(event.h);
+    if (!event.holder) continue;
+    let holder = byId.get(event.holder);
     if (!holder) {
-      holder = { id: event.h, renewals: [] };
-      byId.set(event.h, holder);
+      holder = { id: event.holder, renewals: [] };
+      byId.set(event.holder, holder);
     }
-    if (event.i) holder.instance ??= event.i;
-    if (event.b) holder.buyer ??= event.b;
-    if (event.f !== undefined) holder.fence ??= event.f;
-    if (event.k) holder.token ??= event.k;
+    if (event.instance) holder.instance ??= event.instance;
+    if (event.buyer) holder.buyer ??= event.buyer;
+    if (event.fencingToken !== undefined) holder.fence ??= event.fencingToken;
+    if (event.lockToken) holder.token ??= event.lockToken;
     switch (event.kind) {
       case "acquire-sent":
-        holder.waitFrom ??= event.t;
+        holder.waitFrom ??= event.atUs;
         break;
       case "acquired":
-        holder.acquiredAt ??= event.t;
-        if (event.exp !== undefined) holder.expiresAt = event.exp;
+        holder.acquiredAt ??= event.atUs;
+        if (event.leaseEndsAtUs !== undefined) holder.expiresAt = event.leaseEndsAtUs;
         break;
       case "renewed":
-        holder.renewals.push(event.t);
-        if (event.exp !== undefined) holder.expiresAt = event.exp;
+        holder.renewals.push(event.atUs);
+        if (event.leaseEndsAtUs !== undefined) holder.expiresAt = event.leaseEndsAtUs;
         break;
       case "read":
-        holder.read ??= { t: event.t, stock: event.s ?? 0 };
+        holder.read ??= { t: event.atUs, stock: event.stock ?? 0 };
         break;
       case "read-refused":
-        holder.readRefused ??= event.t;
+        holder.readRefused ??= event.atUs;
         break;
       case "write":
       case "atomic-take":
-        holder.write ??= { t: event.t, stock: event.s ?? 0, unit: event.u ?? (event.s ?? 0) + 1, fence: event.f };
-        if (event.kind === "atomic-take") holder.read ??= { t: event.t, stock: event.u ?? 0 };
+        holder.write ??= { t: event.atUs, stock: event.stock ?? 0, unit: event.unit ?? (event.stock ?? 0) + 1, fence: event.fencingToken };
+        if (event.kind === "atomic-take") holder.read ??= { t: event.atUs, stock: event.unit ?? 0 };
         break;
       case "write-refused":
-        holder.refusedWrite ??= { t: event.t, unit: event.u, fence: event.f, note: event.note };
+        holder.refusedWrite ??= { t: event.atUs, unit: event.unit, fence: event.fencingToken, note: event.note };
         break;
       case "leave":
-        holder.leftAt ??= event.t;
+        holder.leftAt ??= event.atUs;
         break;
       case "released":
-        holder.releasedAt ??= event.t;
+        holder.releasedAt ??= event.atUs;
         break;
       case "busy":
       case "unavailable":
       case "lost":
         holder.outcome = event.kind;
-        holder.outcomeAt = event.t;
+        holder.outcomeAt = event.atUs;
         break;
       case "order":
-        holder.order = { t: event.t, unit: event.u ?? 0 };
+        holder.order = { t: event.atUs, unit: event.unit ?? 0 };
         break;
       case "votes":
-        holder.votes = { t: event.t, votes: event.votes ?? [], validityMs: event.validityMs };
+        holder.votes = { t: event.atUs, votes: event.votes ?? [], validityMs: event.validityMs };
         break;
       default:
         break;

@@ -80,8 +80,8 @@ export function layOut(events: readonly TimelineEvent[]): Layout {
       rows.push({ kind: "lane", holder });
     }
   }
-  const start = events.length ? events[0]!.t : 0;
-  const end = events.length ? Math.max(...events.map((event) => event.t), start + 1) : 1;
+  const start = events.length ? events[0]!.atUs : 0;
+  const end = events.length ? Math.max(...events.map((event) => event.atUs), start + 1) : 1;
   return { rows, rowOf, start, end, faults: faultBands(events, end), nodes: nodeRows(events) };
 }
 
@@ -105,8 +105,8 @@ export const VOTE_COLOURS: Readonly<Record<Vote, string>> = Object.freeze({
  */
 export function nodeRows(events: readonly TimelineEvent[]): NodeRow[] {
   const buyerOf = new Map<string, string>();
-  for (const event of events) if (event.h && event.b && !buyerOf.has(event.h)) buyerOf.set(event.h, event.b);
-  const acquires = events.filter((event) => event.kind === "votes" && event.votes?.length).sort((a, b) => a.t - b.t);
+  for (const event of events) if (event.holder && event.buyer && !buyerOf.has(event.holder)) buyerOf.set(event.holder, event.buyer);
+  const acquires = events.filter((event) => event.kind === "votes" && event.votes?.length).sort((a, b) => a.atUs - b.atUs);
   const count = acquires.reduce((most, event) => Math.max(most, event.votes!.length), 0);
   const rows = Array.from({ length: count }, (_, index) => ({ node: index + 1, label: `node ${index + 1}`, marks: [] as VoteMark[] }));
   for (const event of acquires) {
@@ -116,9 +116,9 @@ export function nodeRows(events: readonly TimelineEvent[]): NodeRow[] {
     const won = granted >= quorum && (event.validityMs === undefined || event.validityMs > 0);
     votes.forEach((vote, index) => {
       rows[index]!.marks.push({
-        t: event.t,
-        holder: event.h,
-        buyer: buyerOf.get(event.h),
+        t: event.atUs,
+        holder: event.holder,
+        buyer: buyerOf.get(event.holder),
         vote,
         granted,
         asked: votes.length,
@@ -263,12 +263,12 @@ export function faultBands(events: readonly TimelineEvent[], end: number): Layou
   const open: { from: number; note: string }[] = [];
   const bands: { from: number; to: number; note: string }[] = [];
   for (const event of events) {
-    if (event.kind === "fault-start") open.push({ from: event.t, note: event.note ?? "fault" });
+    if (event.kind === "fault-start") open.push({ from: event.atUs, note: event.note ?? "fault" });
     if (event.kind !== "fault-end") continue;
     const all = event.note === "every fault put back";
     for (let index = open.length - 1; index >= 0; index -= 1) {
       if (all || subject(open[index]!.note) === subject(event.note)) {
-        bands.push({ ...open[index]!, to: event.t });
+        bands.push({ ...open[index]!, to: event.atUs });
         open.splice(index, 1);
         if (!all) break;
       }

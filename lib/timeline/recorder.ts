@@ -1,6 +1,7 @@
 import type Redis from "ioredis";
 import { STREAM_CAP, eventStreamKey } from "../sale/keys";
 import type { TimelineEvent } from "./events";
+import { toWire, type WireEvent } from "./wire";
 
 /**
  * Client-side timeline events (acquired, renewed, released…), stamped on this process's
@@ -13,7 +14,10 @@ const MAX_BUFFER = 20_000;
 /** The clock offset is measured again this often (a process's clock drifts). */
 const REMEASURE_MS = 30_000;
 
-type Pending = Omit<TimelineEvent, "t" | "exp"> & { readonly saleId: number; readonly at: number; readonly expAt?: number };
+/** A client-side step as its holder notes it: the recorder stamps its time and lease end on Redis' clock. */
+export type ClientStep = Omit<TimelineEvent, "atUs" | "leaseEndsAtUs">;
+
+type Pending = ClientStep & { readonly saleId: number; readonly at: number; readonly leaseEndsAt?: number };
 
 interface ClockFix {
   /** Redis µs = (performance.timeOrigin + performance.now()) × 1000 + offsetUs */
@@ -23,8 +27,8 @@ interface ClockFix {
 }
 
 export interface TimelineRecorder {
-  /** Records a client-side step of sale `saleId`, stamped now (and its lease end `expAt`, performance.now() ms). */
-  note(saleId: number, event: Omit<TimelineEvent, "t" | "exp">, expAt?: number): void;
+  /** Records a client-side step of sale `saleId`, stamped now (and its lease end `leaseEndsAt`, performance.now() ms). */
+  note(saleId: number, step: ClientStep, leaseEndsAt?: number): void;
   /** How far a client-side stamp may be off Redis' clock (half the best round trip measured), ms. */
   clockErrorMs(): number | undefined;
   /** Sends what is buffered now (before a run's timeline is kept). */
@@ -65,10 +69,15 @@ export function createTimelineRecorder(redis: () => Redis): TimelineRecorder {
     buffer = [];
     // One stream entry per sale and flush, holding the whole batch: a few commands a second,
     // whatever the purchase rate.
-    const bySale = new Map<number, TimelineEvent[]>();
-    for (const { saleId, at, expAt, ...event } of batch) {
+    const bySale = new Map<number, WireEvent[]>();
+    for (const { saleId, at, leaseEndsAt, ...step } of batch) {
+      const event: TimelineEvent = {
+        ...step,
+        atUs: toRedisUs(fix, at),
+        ...(leaseEndsAt !== undefined && Number.isFinite(leaseEndsAt) && { leaseEndsAtUs: toRedisUs(fix, leaseEndsAt) }),
+      };
       const list = bySale.get(saleId) ?? [];
-      list.push({ ...event, t: toRedisUs(fix, at), ...(expAt !== undefined && Number.isFinite(expAt) && { exp: toRedisUs(fix, expAt) }) });
+      list.push(toWire(event));
       bySale.set(saleId, list);
     }
     const pipeline = redis().pipeline();
@@ -80,9 +89,9 @@ export function createTimelineRecorder(redis: () => Redis): TimelineRecorder {
   }
 
   return {
-    note(saleId, event, expAt) {
+    note(saleId, step, leaseEndsAt) {
       if (buffer.length >= MAX_BUFFER) return;
-      buffer.push({ ...event, saleId, at: performance.now(), expAt });
+      buffer.push({ ...step, saleId, at: performance.now(), leaseEndsAt });
       timer ??= setTimeout(() => void flush(), FLUSH_MS);
     },
     clockErrorMs: () => clock?.errorMs,
@@ -90,42 +99,5 @@ export function createTimelineRecorder(redis: () => Redis): TimelineRecorder {
       clearTimeout(timer);
       await flush();
     },
-  };
-}
-
-/**
- * Parses one stream entry back into its events: a batch of client-side steps (JSON), or one read
- * or write the Lua recorded as flat fields.
- */
-export function parseEntry(fields: readonly string[]): TimelineEvent[] {
-  const raw: Record<string, string> = {};
-  for (let index = 0; index + 1 < fields.length; index += 2) raw[fields[index]!] = fields[index + 1]!;
-  if (raw.batch) {
-    try {
-      return (JSON.parse(raw.batch) as TimelineEvent[]).filter((event) => typeof event.t === "number" && typeof event.kind === "string");
-    } catch {
-      return [];
-    }
-  }
-  const event = parseFields(raw);
-  return event ? [event] : [];
-}
-
-function parseFields(raw: Record<string, string>): TimelineEvent | undefined {
-  if (!raw.t || !raw.k) return undefined;
-  const num = (value: string | undefined) => (value === undefined || value === "" ? undefined : Number(value));
-  return {
-    t: Number(raw.t),
-    kind: raw.k as TimelineEvent["kind"],
-    h: raw.h ?? "",
-    ...(raw.i ? { i: raw.i } : {}),
-    ...(raw.b ? { b: raw.b } : {}),
-    ...(num(raw.s) !== undefined && { s: num(raw.s) }),
-    ...(num(raw.u) !== undefined && { u: num(raw.u) }),
-    ...(num(raw.f) !== undefined && { f: num(raw.f) }),
-    ...(num(raw.exp) !== undefined && { exp: num(raw.exp) }),
-    ...(raw.votes ? { votes: raw.votes.split(",") as TimelineEvent["votes"] } : {}),
-    ...(num(raw.validityMs) !== undefined && { validityMs: num(raw.validityMs) }),
-    ...(raw.note ? { note: raw.note } : {}),
   };
 }

@@ -17,9 +17,9 @@ export function sampleEvents(
   if (events.length <= limit) return { events };
   const keep = new Set(report.anomalies.flatMap((anomaly) => anomaly.holders));
   const perHolder = new Map<string, number>();
-  for (const event of events) if (event.h) perHolder.set(event.h, (perHolder.get(event.h) ?? 0) + 1);
+  for (const event of events) if (event.holder) perHolder.set(event.holder, (perHolder.get(event.holder) ?? 0) + 1);
   const kept = (id: string) => keep.has(id);
-  let budget = limit - events.filter((event) => !event.h || kept(event.h)).length;
+  let budget = limit - events.filter((event) => !event.holder || kept(event.holder)).length;
   const others = [...perHolder.keys()].filter((id) => !kept(id));
   const averageLane = others.length ? others.reduce((sum, id) => sum + perHolder.get(id)!, 0) / others.length : 1;
   const share = Math.max(0, Math.min(1, budget / (averageLane * Math.max(1, others.length))));
@@ -33,7 +33,7 @@ export function sampleEvents(
   const sampledHolders = [...perHolder.keys()].filter(kept).length;
   const anomalous = new Set(report.anomalies.flatMap((anomaly) => anomaly.holders)).size;
   return {
-    events: events.filter((event) => !event.h || kept(event.h)),
+    events: events.filter((event) => !event.holder || kept(event.holder)),
     sampled:
       `sampled: ${sampledHolders} of ${perHolder.size} holders shown — all ${anomalous} involved in an anomaly, ` +
       `and one in ${every === Infinity ? "none" : every} of the others; faults are all shown`,

@@ -6,9 +6,9 @@ import { detectAnomalies } from "./anomalies";
 import { STREAM_CAP, TIMELINE_STREAM_TTL_S, eventStreamKey } from "../sale/keys";
 import type { TimelineEvent } from "./events";
 import { appRecorder } from "./holder-timeline";
-import { parseEntry } from "./recorder";
 import { sampleEvents } from "./sample";
 import type { TimelineView } from "./view";
+import { eventsOfJson, eventsOfStreamEntry, storedJsonOf } from "./wire";
 
 const READ_BATCH = 5_000;
 /** Longer than the recorders' flush interval (lib/timeline/recorder.ts). */
@@ -21,12 +21,12 @@ export async function readStream(saleId: number): Promise<TimelineEvent[]> {
   let from = "-";
   for (let batch = 0; batch * READ_BATCH <= STREAM_CAP * 2; batch += 1) {
     const entries = await redis.xrange(eventStreamKey(saleId), from, "+", "COUNT", READ_BATCH);
-    for (const [, fields] of entries) events.push(...parseEntry(fields));
+    for (const [, fields] of entries) events.push(...eventsOfStreamEntry(fields));
     if (entries.length < READ_BATCH) break;
     from = `(${entries[entries.length - 1]![0]}`;
   }
   // Client-side steps arrive in batches after the Lua's stamps: order by time, stably.
-  return events.map((event, index) => ({ event, index })).sort((a, b) => a.event.t - b.event.t || a.index - b.index).map(({ event }) => event);
+  return events.map((event, index) => ({ event, index })).sort((a, b) => a.event.atUs - b.event.atUs || a.index - b.index).map(({ event }) => event);
 }
 
 /**
@@ -42,7 +42,7 @@ export async function keepTimeline(saleId: number): Promise<void> {
   const report = detectAnomalies(events);
   const kept = sampleEvents(events, report);
   const data = {
-    events: kept.events as unknown as Prisma.InputJsonValue,
+    events: storedJsonOf(kept.events) as unknown as Prisma.InputJsonValue,
     recorded: events.length,
     sampled: kept.sampled ?? null,
     clockErrorMs: recorder.clockErrorMs() ?? 0,
@@ -61,8 +61,8 @@ export async function getTimeline(saleId: number, namesOf: NamesOf): Promise<Tim
   if (!sale) return undefined;
   const [current, stats] = await Promise.all([getCurrentSale(), getSaleStats(saleId)]);
   const stored = sale.timeline;
-  const events = stored ? (stored.events as unknown as TimelineEvent[]) : await readStream(saleId);
-  const people = await namesOf(events.flatMap((event) => (event.b ? [event.b] : [])));
+  const events = stored ? eventsOfJson(stored.events) : await readStream(saleId);
+  const people = await namesOf(events.flatMap((event) => (event.buyer ? [event.buyer] : [])));
   return {
     saleId,
     strategy: sale.strategy,

@@ -65,9 +65,9 @@ describe("the holder timeline", () => {
     expect(writes.length).toBe(checked.orders);
     // Reads and writes are stamped by Redis: each write follows its holder's read.
     for (const write of writes) {
-      const read = view.events.find((event) => event.kind === "read" && event.h === write.h);
-      expect(read && read.t <= write.t).toBe(true);
-      expect(read?.s).toBe(write.u);
+      const read = view.events.find((event) => event.kind === "read" && event.holder === write.holder);
+      expect(read && read.atUs <= write.atUs).toBe(true);
+      expect(read?.stock).toBe(write.unit);
     }
     expect(view.report.anomalies.some((anomaly) => anomaly.kind === "overlap" && / — unit \d+ sold twice$/.test(anomaly.note))).toBe(true);
   });
@@ -85,7 +85,7 @@ describe("the holder timeline", () => {
     // Each holder's lease end was recorded, and the overlap began after the first one ran out.
     const acquired = view.events.filter((event) => event.kind === "acquired");
     expect(acquired.length).toBeGreaterThan(1);
-    expect(acquired.every((event) => typeof event.exp === "number" && event.exp > event.t)).toBe(true);
+    expect(acquired.every((event) => typeof event.leaseEndsAtUs === "number" && event.leaseEndsAtUs > event.atUs)).toBe(true);
   });
 
   it("token-fencing with a holder paused past its lease: the stale write is refused, and no two overlapping holders both wrote", async () => {
@@ -96,8 +96,8 @@ describe("the holder timeline", () => {
     const checked = await settledSale(saleId);
     const view = await timelineOf(saleId, blasted);
     expect(view.report.refusedWrites).toBeGreaterThan(0);
-    expect(view.events.some((event) => (event.kind === "write-refused" || event.kind === "read-refused") && typeof event.f === "number")).toBe(true);
-    const wrote = new Set(view.events.filter((event) => event.kind === "write").map((event) => event.h));
+    expect(view.events.some((event) => (event.kind === "write-refused" || event.kind === "read-refused") && typeof event.fencingToken === "number")).toBe(true);
+    const wrote = new Set(view.events.filter((event) => event.kind === "write").map((event) => event.holder));
     for (const anomaly of view.report.anomalies) {
       if (anomaly.kind === "overlap") expect(anomaly.holders.every((holder) => wrote.has(holder))).toBe(false);
     }

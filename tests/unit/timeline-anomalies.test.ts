@@ -5,19 +5,19 @@ import type { TimelineEvent } from "@/lib/timeline/events";
 const ms = (n: number) => 1_700_000_000_000_000 + n * 1000;
 
 /** One holder's life: acquired, read, write (or leave), released; times in ms from an origin. */
-function holder(h: string, at: { acquired: number; read: number; write?: number; leave?: number; released: number; expires?: number }, stock: number, extra: Partial<TimelineEvent> = {}): TimelineEvent[] {
+function holder(id: string, at: { acquired: number; read: number; write?: number; leave?: number; released: number; expires?: number }, stock: number, extra: Partial<TimelineEvent> = {}): TimelineEvent[] {
   const events: TimelineEvent[] = [
-    { t: ms(at.acquired - 1), kind: "acquire-sent", h, i: "app-1", b: `buyer-${h}` },
-    { t: ms(at.acquired), kind: "acquired", h, ...(at.expires !== undefined && { exp: ms(at.expires) }), ...extra },
-    { t: ms(at.read), kind: "read", h, s: stock },
+    { atUs: ms(at.acquired - 1), kind: "acquire-sent", holder: id, instance: "app-1", buyer: `buyer-${id}` },
+    { atUs: ms(at.acquired), kind: "acquired", holder: id, ...(at.expires !== undefined && { leaseEndsAtUs: ms(at.expires) }), ...extra },
+    { atUs: ms(at.read), kind: "read", holder: id, stock },
   ];
-  if (at.write !== undefined) events.push({ t: ms(at.write), kind: "write", h, s: stock - 1, u: stock, ...extra });
-  if (at.leave !== undefined) events.push({ t: ms(at.leave), kind: "leave", h });
-  events.push({ t: ms(at.released), kind: "released", h });
+  if (at.write !== undefined) events.push({ atUs: ms(at.write), kind: "write", holder: id, stock: stock - 1, unit: stock, ...extra });
+  if (at.leave !== undefined) events.push({ atUs: ms(at.leave), kind: "leave", holder: id });
+  events.push({ atUs: ms(at.released), kind: "released", holder: id });
   return events;
 }
 
-const byTime = (events: TimelineEvent[]) => [...events].sort((a, b) => a.t - b.t);
+const byTime = (events: TimelineEvent[]) => [...events].sort((a, b) => a.atUs - b.atUs);
 
 describe("detectAnomalies", () => {
   it("finds nothing in a clean run: one holder after another, each unit once", () => {
@@ -71,16 +71,16 @@ describe("detectAnomalies", () => {
   it("a renewal moves the expiry: a write inside the renewed lease is not late", () => {
     const events = byTime([
       ...holder("a", { acquired: 0, read: 1, write: 250, released: 251, expires: 200 }, 5),
-      { t: ms(100), kind: "renewed", h: "a", exp: ms(300) },
+      { atUs: ms(100), kind: "renewed", holder: "a", leaseEndsAtUs: ms(300) },
     ]);
     expect(detectAnomalies(events).writesAfterExpiry).toBe(0);
   });
 
   it("lists a stale write the fenced store refused, and no overlap where only one holder wrote", () => {
     const events = byTime([
-      ...holder("a", { acquired: 0, read: 1, released: 60, expires: 20 }, 8, { f: 1 }),
-      { t: ms(59), kind: "write-refused", h: "a", u: 8, f: 1, note: "fencing token 1 < 2" },
-      ...holder("b", { acquired: 21, read: 22, write: 25, released: 26, expires: 41 }, 8, { f: 2 }),
+      ...holder("a", { acquired: 0, read: 1, released: 60, expires: 20 }, 8, { fencingToken: 1 }),
+      { atUs: ms(59), kind: "write-refused", holder: "a", unit: 8, fencingToken: 1, note: "fencing token 1 < 2" },
+      ...holder("b", { acquired: 21, read: 22, write: 25, released: 26, expires: 41 }, 8, { fencingToken: 2 }),
     ]);
     const report = detectAnomalies(events);
     expect(report.refusedWrites).toBe(1);

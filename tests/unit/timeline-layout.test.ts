@@ -20,14 +20,14 @@ import {
 
 describe("the timeline's layout", () => {
   const events: TimelineEvent[] = [
-    { t: 100, kind: "acquire-sent", h: "a", i: "app-2" },
-    { t: 110, kind: "acquire-sent", h: "b", i: "app-1" },
-    { t: 120, kind: "fault-start", h: "", note: "Redis node 4 stopped" },
-    { t: 130, kind: "acquired", h: "a" },
-    { t: 140, kind: "acquire-sent", h: "c", i: "app-2" },
-    { t: 150, kind: "fault-start", h: "", note: "app-1 paused" },
-    { t: 160, kind: "fault-end", h: "", note: "Redis node 4 started" },
-    { t: 200, kind: "released", h: "a" },
+    { atUs: 100, kind: "acquire-sent", holder: "a", instance: "app-2" },
+    { atUs: 110, kind: "acquire-sent", holder: "b", instance: "app-1" },
+    { atUs: 120, kind: "fault-start", holder: "", note: "Redis node 4 stopped" },
+    { atUs: 130, kind: "acquired", holder: "a" },
+    { atUs: 140, kind: "acquire-sent", holder: "c", instance: "app-2" },
+    { atUs: 150, kind: "fault-start", holder: "", note: "app-1 paused" },
+    { atUs: 160, kind: "fault-end", holder: "", note: "Redis node 4 started" },
+    { atUs: 200, kind: "released", holder: "a" },
   ];
 
   it("groups lanes by instance in order of first appearance, holders in order of their first event", () => {
@@ -42,7 +42,7 @@ describe("the timeline's layout", () => {
       { from: 120, to: 160, note: "Redis node 4 stopped" },
       { from: 150, to: 200, note: "app-1 paused" },
     ]);
-    const putBack = [...events, { t: 180, kind: "fault-end", h: "", note: "every fault put back" } as TimelineEvent];
+    const putBack = [...events, { atUs: 180, kind: "fault-end", holder: "", note: "every fault put back" } as TimelineEvent];
     expect(faultBands(putBack, 200).map((band) => band.to)).toEqual([160, 180]);
   });
 
@@ -64,14 +64,14 @@ describe("the timeline's Redlock node rows", () => {
   // Three acquires over five nodes: alice wins with nodes 4 and 5 down, bob finds the lock held,
   // carol gets a quorum but her validity ran out while she asked.
   const events: TimelineEvent[] = [
-    { t: 0, kind: "acquire-sent", h: "a", i: "app-1", b: "alice" },
-    { t: 1_000, kind: "votes", h: "a", votes: ["granted", "granted", "granted", "down", "down"], validityMs: 4_900 },
-    { t: 1_500, kind: "acquired", h: "a" },
-    { t: 2_000, kind: "acquire-sent", h: "b", i: "app-2", b: "bob" },
-    { t: 3_000, kind: "votes", h: "b", votes: ["held", "held", "held", "timeout", "down"], validityMs: 4_950 },
-    { t: 4_000, kind: "acquire-sent", h: "c", i: "app-1", b: "carol" },
-    { t: 9_000, kind: "votes", h: "c", votes: ["granted", "granted", "granted", "held", "down"], validityMs: -5 },
-    { t: 10_000, kind: "busy", h: "c" },
+    { atUs: 0, kind: "acquire-sent", holder: "a", instance: "app-1", buyer: "alice" },
+    { atUs: 1_000, kind: "votes", holder: "a", votes: ["granted", "granted", "granted", "down", "down"], validityMs: 4_900 },
+    { atUs: 1_500, kind: "acquired", holder: "a" },
+    { atUs: 2_000, kind: "acquire-sent", holder: "b", instance: "app-2", buyer: "bob" },
+    { atUs: 3_000, kind: "votes", holder: "b", votes: ["held", "held", "held", "timeout", "down"], validityMs: 4_950 },
+    { atUs: 4_000, kind: "acquire-sent", holder: "c", instance: "app-1", buyer: "carol" },
+    { atUs: 9_000, kind: "votes", holder: "c", votes: ["granted", "granted", "granted", "held", "down"], validityMs: -5 },
+    { atUs: 10_000, kind: "busy", holder: "c" },
   ];
   const layout = layOut(events);
   const window = { from: 0, to: 10_000 };
@@ -112,8 +112,8 @@ describe("the timeline's Redlock node rows", () => {
   });
 
   it("draws acquires closer than a unit with the same vote as one mark, and counts the others", () => {
-    const crowded: TimelineEvent[] = [0, 1, 2].map((index) => ({ t: 1_000 + index, kind: "votes", h: `h${index}`, votes: ["held"], validityMs: 10 }));
-    const crowdedLayout = layOut([...crowded, { t: 10_000_000, kind: "released", h: "h0" }]);
+    const crowded: TimelineEvent[] = [0, 1, 2].map((index) => ({ atUs: 1_000 + index, kind: "votes", holder: `h${index}`, votes: ["held"], validityMs: 10 }));
+    const crowdedLayout = layOut([...crowded, { atUs: 10_000_000, kind: "released", holder: "h0" }]);
     const rows = placeNodeRows(crowdedLayout, scale(0, 10_000_000, DIAGRAM.left, DIAGRAM.width - DIAGRAM.right), { from: 0, to: 10_000_000 });
     expect(rows[0]!.votes).toHaveLength(1);
     expect(rows[0]!.votes[0]!.more).toBe(2);
@@ -141,17 +141,17 @@ describe("focusing an anomaly", () => {
   // while a is still inside; a writes at 200 ms, b at 260 ms. Other holders pad the run out to 10 s.
   const ms = 1000;
   const events: TimelineEvent[] = [
-    { t: 0, kind: "acquire-sent", h: "z", i: "app-1", b: "zoe" },
-    { t: 100 * ms, kind: "acquire-sent", h: "a", i: "app-1", b: "alice" },
-    { t: 101 * ms, kind: "acquire-sent", h: "m", i: "app-2", b: "mallory" },
-    { t: 102 * ms, kind: "acquire-sent", h: "b", i: "app-2", b: "bob" },
-    { t: 105 * ms, kind: "acquired", h: "a", exp: 140 * ms },
-    { t: 110 * ms, kind: "read", h: "a", s: 5 },
-    { t: 145 * ms, kind: "acquired", h: "b" },
-    { t: 150 * ms, kind: "read", h: "b", s: 5 },
-    { t: 200 * ms, kind: "write", h: "a", s: 4, u: 5 },
-    { t: 260 * ms, kind: "write", h: "b", s: 4, u: 5 },
-    { t: 10_000 * ms, kind: "busy", h: "m" },
+    { atUs: 0, kind: "acquire-sent", holder: "z", instance: "app-1", buyer: "zoe" },
+    { atUs: 100 * ms, kind: "acquire-sent", holder: "a", instance: "app-1", buyer: "alice" },
+    { atUs: 101 * ms, kind: "acquire-sent", holder: "m", instance: "app-2", buyer: "mallory" },
+    { atUs: 102 * ms, kind: "acquire-sent", holder: "b", instance: "app-2", buyer: "bob" },
+    { atUs: 105 * ms, kind: "acquired", holder: "a", leaseEndsAtUs: 140 * ms },
+    { atUs: 110 * ms, kind: "read", holder: "a", stock: 5 },
+    { atUs: 145 * ms, kind: "acquired", holder: "b" },
+    { atUs: 150 * ms, kind: "read", holder: "b", stock: 5 },
+    { atUs: 200 * ms, kind: "write", holder: "a", stock: 4, unit: 5 },
+    { atUs: 260 * ms, kind: "write", holder: "b", stock: 4, unit: 5 },
+    { atUs: 10_000 * ms, kind: "busy", holder: "m" },
   ];
   const layout = layOut(events);
   const overlap = detectAnomalies(events).anomalies.find((anomaly) => anomaly.kind === "overlap")!;

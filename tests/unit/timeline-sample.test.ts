@@ -7,20 +7,20 @@ import { sampleEvents } from "@/lib/timeline/sample";
 function run(holders: number, twice: readonly number[] = []): TimelineEvent[] {
   const events: TimelineEvent[] = [];
   for (let index = 0; index < holders; index += 1) {
-    const h = `h${index}`;
+    const holder = `h${index}`;
     const t = index * 10_000;
     const overlapping = twice.includes(index);
     const start = overlapping ? twice[0]! * 10_000 : t;
     const stock = overlapping ? 1_000 : 10_000 - index;
     events.push(
-      { t: start, kind: "acquired", h },
-      { t: start + 1, kind: "read", h, s: stock },
-      { t: start + 5_000 + index, kind: "write", h, s: stock - 1, u: stock },
-      { t: start + 6_000 + index, kind: "released", h },
+      { atUs: start, kind: "acquired", holder },
+      { atUs: start + 1, kind: "read", holder, stock },
+      { atUs: start + 5_000 + index, kind: "write", holder, stock: stock - 1, unit: stock },
+      { atUs: start + 6_000 + index, kind: "released", holder },
     );
   }
-  events.push({ t: 5, kind: "fault-start", h: "", note: "Redis node 2 stopped" });
-  return events.sort((a, b) => a.t - b.t);
+  events.push({ atUs: 5, kind: "fault-start", holder: "", note: "Redis node 2 stopped" });
+  return events.sort((a, b) => a.atUs - b.atUs);
 }
 
 describe("sampleEvents", () => {
@@ -35,10 +35,10 @@ describe("sampleEvents", () => {
     const kept = sampleEvents(events, report, 400);
     expect(kept.events.length).toBeLessThanOrEqual(400);
     expect(kept.events.length).toBeGreaterThan(300);
-    const holders = new Set(kept.events.map((event) => event.h));
+    const holders = new Set(kept.events.map((event) => event.holder));
     expect(holders.has("h500") && holders.has("h501")).toBe(true);
     expect(kept.events.filter((event) => event.kind === "fault-start")).toHaveLength(1);
-    for (const holder of holders) if (holder) expect(kept.events.filter((event) => event.h === holder)).toHaveLength(4);
+    for (const holder of holders) if (holder) expect(kept.events.filter((event) => event.holder === holder)).toHaveLength(4);
     expect(detectAnomalies(kept.events).unitsSoldTwice).toBe(report.unitsSoldTwice);
     expect(kept.sampled).toMatch(/^sampled: \d+ of 1000 holders shown — all 2 involved in an anomaly/);
   });

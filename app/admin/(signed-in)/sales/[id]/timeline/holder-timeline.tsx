@@ -18,7 +18,7 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
   const bounds = { start: layout.start, end: layout.end };
   const [span, setSpan] = useState<{ from: number; to: number } | undefined>();
   const shown = span ?? { from: layout.start, to: layout.end };
-  const times = useMemo(() => view.events.map((event) => event.t), [view.events]);
+  const times = useMemo(() => view.events.map((event) => event.atUs), [view.events]);
   const [cursorIndex, setCursorIndex] = useState<number | undefined>();
   const cursor = cursorIndex === undefined ? Infinity : (times[cursorIndex] ?? Infinity);
   const [focused, setFocused] = useState<number | undefined>();

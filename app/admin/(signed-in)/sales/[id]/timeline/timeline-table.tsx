@@ -3,7 +3,7 @@ import type { TimelineView } from "@/lib/timeline/view";
 /** The same events as the diagram, as a table (keyboard- and screen-reader-friendly). */
 export function TimelineTable({ view, start }: { view: TimelineView; start: number }) {
   const buyerOf = new Map<string, string>();
-  for (const event of view.events) if (event.b && !buyerOf.has(event.h)) buyerOf.set(event.h, event.b);
+  for (const event of view.events) if (event.buyer && !buyerOf.has(event.holder)) buyerOf.set(event.holder, event.buyer);
   return (
     <table className="runs timeline-table" data-testid="timeline-table">
       <caption>Every event of sale #{view.saleId}, in Redis-clock order</caption>
@@ -16,13 +16,13 @@ export function TimelineTable({ view, start }: { view: TimelineView; start: numb
       <tbody>
         {view.events.map((event, index) => (
           <tr key={index}>
-            <td>{((event.t - start) / 1000).toFixed(2)}</td>
-            <td>{event.h ? buyerCell(buyerOf.get(event.h), event.h, view.people) : "—"}</td>
-            <td>{event.i ?? "—"}</td>
+            <td>{((event.atUs - start) / 1000).toFixed(2)}</td>
+            <td>{event.holder ? buyerCell(buyerOf.get(event.holder), event.holder, view.people) : "—"}</td>
+            <td>{event.instance ?? "—"}</td>
             <td>{event.kind}</td>
-            <td>{event.s ?? ""}</td>
-            <td>{event.u ?? ""}</td>
-            <td>{event.f ?? event.k ?? ""}</td>
+            <td>{event.stock ?? ""}</td>
+            <td>{event.unit ?? ""}</td>
+            <td>{event.fencingToken ?? event.lockToken ?? ""}</td>
             <td>{event.note ?? (event.votes ? `votes ${event.votes.join(", ")}, validity ${event.validityMs} ms` : "")}</td>
           </tr>
         ))}
