@@ -54,6 +54,10 @@ export default defineConfig([
       sourceType: "module",
       globals: { __ENV: "readonly", __VU: "readonly", __ITER: "readonly", console: "readonly" },
     },
+    rules: {
+      // A catch keeps its binding here: `catch {}` is ES2019 too, and not known to parse on old k6.
+      "no-unused-vars": ["error", { caughtErrors: "none" }],
+    },
   },
   // TEMPORARY: the timeline's files are being rewritten on another branch; these findings are fixed
   // after the timeline rename lands, and then both blocks go.
