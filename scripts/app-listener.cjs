@@ -46,17 +46,16 @@ net.Server.prototype.listen = function listenForNextStart(...args) {
   if (inheritedFds === 0 || inheritedTaken) return listen.call(this, args[0], args[1], backlog, callback);
   // The first such server takes the inherited socket; its port and host were chosen by whoever bound it.
   inheritedTaken = true;
-  const server = this;
   const acceptors = [];
   for (let fd = FIRST_INHERITED_FD + 1; fd < FIRST_INHERITED_FD + inheritedFds; fd++) {
     const acceptor = net.createServer({ noDelay: true });
-    acceptor.on("connection", (socket) => server.emit("connection", socket));
-    acceptor.on("error", (error) => server.emit("error", error));
+    acceptor.on("connection", (socket) => this.emit("connection", socket));
+    acceptor.on("error", (error) => this.emit("error", error));
     // The backlog is passed again, and as an argument (Node reads no options.backlog with a
     // descriptor): a listen() on a listening socket sets it anew, to 511 if none is given.
     listen.call(acceptor, { fd }, backlog);
     acceptors.push(acceptor);
   }
-  server.once("close", () => acceptors.forEach((acceptor) => acceptor.close()));
-  return listen.call(server, { fd: FIRST_INHERITED_FD }, backlog, callback);
+  this.once("close", () => acceptors.forEach((acceptor) => acceptor.close()));
+  return listen.call(this, { fd: FIRST_INHERITED_FD }, backlog, callback);
 };

@@ -7,8 +7,8 @@
 //        demo --lan-admin              the same, and the admin pages answer from the LAN too
 //   node scripts/bootstrap.mjs stack   the same, quieter (for developers; Ctrl-C stops everything)
 //   node scripts/bootstrap.mjs test [vitest args…]
-//                                      run the stack, then vitest and playwright against it
-//                                      (SKIP_E2E=1 skips playwright), stop it, exit non-zero on failure
+//                                      npm run lint, then run the stack, vitest and playwright against
+//                                      it (SKIP_E2E=1 skips playwright), stop it, exit non-zero on failure
 //   node scripts/bootstrap.mjs bench   run bench/run.ts against the running stack (.stack/stack.env
 //                                      and a healthy PUBLIC_URL), or start one for it and stop it after
 //
@@ -46,6 +46,8 @@ const fail = (message, code = 1) => {
   process.exit(code);
 };
 const ms = (t0) => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const localBin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
 
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 20) fail(`Node ${process.versions.node} is too old; Lock Lab needs Node 20 or newer`);
@@ -77,7 +79,6 @@ function ensureNodeModules() {
   const installed = path.join(ROOT, 'node_modules', '.package-lock.json');
   if (fs.existsSync(installed) && mtime(installed) >= mtime(lock)) return;
   say('… installing npm packages (npm ci)');
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   run(npm, ['ci', '--no-audit', '--no-fund'], { label: 'npm ci' });
 }
 
@@ -196,10 +197,10 @@ function ensureBuild() {
 // ---------------------------------------------------------------------------------------------
 // 4. stack, then demo / stack / test
 
-function runTool(label, bin, args, env) {
+function runTool(label, command, args, env) {
   return new Promise((resolve) => {
     say(`\n… ${label}`);
-    const child = spawn(path.join(ROOT, 'node_modules', '.bin', bin), args, { cwd: ROOT, env, stdio: 'inherit' });
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: 'inherit' });
     child.once('error', (err) => {
       console.error(`✗ ${label}: ${err.message}`);
       resolve(1);
@@ -257,12 +258,15 @@ async function main() {
     if (env) {
       ensureNodeModules();
       say(`… using the running stack at ${env.PUBLIC_URL}`);
-      process.exit(await runTool('benchmark', 'tsx', ['--tsconfig', 'bench/tsconfig.json', 'bench/run.ts'], { ...process.env, ...env }));
+      process.exit(await runTool('benchmark', localBin('tsx'), ['--tsconfig', 'bench/tsconfig.json', 'bench/run.ts'], { ...process.env, ...env }));
     }
   }
   ensureNodeModules();
   ensureSystemPackages();
   ensureBuild();
+  // The linters need no stack: they run before it starts, and their ✓ or ✗ joins the suites' at the end.
+  const results = [];
+  if (mode === 'test') results.push(['lint', await runTool('npm run lint', npm, ['run', 'lint'], process.env)]);
 
   // Loaded only now: the stack (scripts/stack/, TypeScript) runs through tsx, which npm ci has just
   // installed. register() lets this process import .ts files; nothing above may need it.
@@ -303,17 +307,16 @@ async function main() {
   }
 
   if (mode === 'bench') {
-    const code = await runTool('benchmark', 'tsx', ['--tsconfig', 'bench/tsconfig.json', 'bench/run.ts'], { ...process.env, ...env });
+    const code = await runTool('benchmark', localBin('tsx'), ['--tsconfig', 'bench/tsconfig.json', 'bench/run.ts'], { ...process.env, ...env });
     await stopStack();
     process.exit(code);
   }
 
   const testEnv = { ...process.env, ...env, BASE_URL: env.PUBLIC_URL };
   if (fs.existsSync('/usr/bin/chromium')) testEnv.CHROMIUM_PATH ??= '/usr/bin/chromium';
-  const results = [];
-  results.push(['vitest', await runTool('vitest run', 'vitest', ['run', ...extraArgs], testEnv)]);
+  results.push(['vitest', await runTool('vitest run', localBin('vitest'), ['run', ...extraArgs], testEnv)]);
   if (process.env.SKIP_E2E === '1') say('\n… playwright skipped (SKIP_E2E=1)');
-  else results.push(['playwright', await runTool('playwright test', 'playwright', ['test'], testEnv)]);
+  else results.push(['playwright', await runTool('playwright test', localBin('playwright'), ['test'], testEnv)]);
   await stopStack();
   const failed = results.filter(([, code]) => code !== 0);
   for (const [name, code] of results) say(`${code === 0 ? '✓' : '✗'} ${name}${code === 0 ? '' : ` (exit ${code})`}`);

@@ -15,10 +15,10 @@ function connect(address: string): Redis {
   return client;
 }
 
-async function once<T>(address: string, use: (client: Redis) => Promise<T>): Promise<T> {
+async function once<T>(address: string, task: (client: Redis) => Promise<T>): Promise<T> {
   const client = connect(address);
   try {
-    return await use(client);
+    return await task(client);
   } finally {
     client.disconnect();
   }

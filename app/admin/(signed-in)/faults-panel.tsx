@@ -46,7 +46,7 @@ export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
           {resetting ? "Resetting…" : "Reset everything"}
         </button>
       </div>
-      {!faults.stackReachable && <p className="muted">The stack runner's control API does not answer: node and instance faults are unknown.</p>}
+      {!faults.stackReachable && <p className="muted">The stack runner&apos;s control API does not answer: node and instance faults are unknown.</p>}
       {faults.any && (
         <ul>
           {faults.stoppedRedisNodes.map((node) => <li key={`redis-${node}`}>Redis node {node} is stopped</li>)}

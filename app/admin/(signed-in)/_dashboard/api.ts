@@ -10,6 +10,7 @@ export async function send(method: string, url: string, body?: unknown, signal?:
     cache: "no-store",
     signal,
   });
+  // eslint-disable-next-line @next/next/no-location-assign-relative-destination -- a full load: no signed-in page stays in the router's cache
   if (response.status === 401) window.location.assign("/admin/login?next=/admin");
   const json = await response.json().catch(() => ({}));
   return { ok: response.ok, status: response.status, body: json };

@@ -11,6 +11,7 @@ export function SignOutButton() {
     setPending(true);
     try {
       await send("DELETE", "/api/admin/session");
+      // eslint-disable-next-line @next/next/no-location-assign-relative-destination -- a full load, on purpose (above)
       window.location.assign("/admin/login");
     } catch {
       setPending(false);

@@ -58,6 +58,7 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
         headers: { "content-type": "application/json" },
       });
       const body = await response.json().catch(() => ({}));
+      // eslint-disable-next-line @next/next/no-location-assign-relative-destination -- a full load: no signed-in page stays in the router's cache
       if (response.status === 401) window.location.assign("/admin/login?next=/admin/lab");
       if (!response.ok) {
         setError(body.message ?? `The run was refused (${response.status}).`);
