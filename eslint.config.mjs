@@ -59,14 +59,4 @@ export default defineConfig([
       "no-unused-vars": ["error", { caughtErrors: "none" }],
     },
   },
-  // TEMPORARY: the timeline's files are being rewritten on another branch; these findings are fixed
-  // after the timeline rename lands, and then both blocks go.
-  {
-    files: ["app/admin/(signed-in)/live/live-timeline.tsx"],
-    rules: { "react-hooks/set-state-in-effect": "off" },
-  },
-  {
-    files: ["app/admin/(signed-in)/sales/\\[id\\]/timeline/holder-timeline.tsx"],
-    rules: { "react-hooks/set-state-in-effect": "off", "react-hooks/exhaustive-deps": "off" },
-  },
 ]);

@@ -9,18 +9,13 @@ const REFETCH_MS = 1000;
 
 /**
  * The current sale's holder timeline on the projector. It does not poll: it is read again when the
- * projector's server events say the sale moved (`changeKey`), at most once a second, and a new drop
- * (a new sale) starts a new one.
+ * projector's server events say the sale moved (`changeKey`), at most once a second. A new drop (a
+ * new sale) gets a new one: the projector keys it by the sale.
  */
 export function LiveTimeline({ saleId, changeKey }: { saleId: number; changeKey: string }) {
   const [view, setView] = useState<TimelineView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const lastFetch = useRef(0);
-
-  useEffect(() => {
-    setView(null);
-    lastFetch.current = 0;
-  }, [saleId]);
 
   useEffect(() => {
     let current = true;

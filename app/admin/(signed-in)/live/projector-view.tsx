@@ -79,7 +79,7 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
 
       <section className="card timeline-card" aria-label="Holder timeline">
         <h2>Holder timeline</h2>
-        <LiveTimeline saleId={snapshot.saleId} changeKey={`${acc.orders}:${snapshot.holdersNow}:${snapshot.stock}:${acc.pendingUnits}`} />
+        <LiveTimeline key={snapshot.saleId} saleId={snapshot.saleId} changeKey={`${acc.orders}:${snapshot.holdersNow}:${snapshot.stock}:${acc.pendingUnits}`} />
       </section>
     </div>
   );

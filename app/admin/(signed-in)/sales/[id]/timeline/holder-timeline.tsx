@@ -13,7 +13,12 @@ const POLL_MS = 1000;
 /** The holder timeline with its controls: jump, zoom, pan, replay, table view and export. */
 export function HolderTimeline({ initial, poll = true }: { initial: TimelineView; /** Off: the caller passes each new view (the projector refetches on its server events). */ poll?: boolean }) {
   const [view, setView] = useState(initial);
-  useEffect(() => setView(initial), [initial]);
+  // A new view from the caller replaces the one shown (adjusted while rendering, not in an effect).
+  const [given, setGiven] = useState(initial);
+  if (initial !== given) {
+    setGiven(initial);
+    setView(initial);
+  }
   const layout = useMemo(() => layOut(view.events), [view.events]);
   const bounds = { start: layout.start, end: layout.end };
   const [span, setSpan] = useState<{ from: number; to: number } | undefined>();
@@ -69,6 +74,7 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
     box.scrollIntoView({ block: "nearest" });
     list.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: "nearest" });
     box.scrollTo({ top, behavior: smooth ? "smooth" : "auto" });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- scrolls on a jump request only, not whenever the layout moves under the reader
   }, [focusRequest]);
 
   const zoom = (factor: number) => setSpan(zoomWindow(shown, factor, (shown.from + shown.to) / 2, bounds));
