@@ -15,11 +15,12 @@ export type Stage = "store" | "app" | "proxy";
 export const STAGES: readonly Stage[] = ["store", "app", "proxy"];
 
 /** A control API route: `path` is matched against the path without trailing slashes, and its
- * groups are passed as `params`. The handler's result is the 200 JSON body. */
+ * groups are passed as `params`; a POST's JSON body, if it has one, as `body` (undefined when
+ * empty). The handler's result is the 200 JSON body. */
 export interface Route {
   readonly method: "GET" | "POST";
   readonly path: RegExp;
-  handle(params: string[]): Promise<unknown>;
+  handle(params: string[], body?: unknown): Promise<unknown>;
 }
 
 export interface StartOptions {
