@@ -63,14 +63,15 @@ describe("control routes", () => {
     ["GET", "/network"],
     ["POST", "/network/grudge"],
     ["POST", "/network/heal"],
+    ["POST", "/redis/3/clock"],
   ])("%s %s exists", (method, path) => {
     expect(matchRoute(routes, method, path).route.method).toBe(method);
   });
 
   it("has no other routes", () => {
     // One route per lock-service cluster: /<service>/<n>/(stop|start|pause|resume|kill); nginx's
-    // exposure (workshop mode); the network's three.
-    expect(routes).toHaveLength(19);
+    // exposure (workshop mode); the network's three; a Redis node's clock.
+    expect(routes).toHaveLength(20);
   });
 
   it("names a Redis node, app or cluster member that does not exist", async () => {
