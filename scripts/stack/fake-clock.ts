@@ -27,8 +27,10 @@
 import fs from "node:fs";
 import type { ChildEnv } from "./processes";
 
-export const FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
-export const MALLOC_SHIM = "/lib/x86_64-linux-gnu/libc_malloc_debug.so.0";
+/** Debian's multiarch directory for this machine's libraries. */
+const TRIPLET = process.arch === "arm64" ? "aarch64-linux-gnu" : "x86_64-linux-gnu";
+export const FAKETIME_LIB = `/usr/lib/${TRIPLET}/faketime/libfaketime.so.1`;
+export const MALLOC_SHIM = `/lib/${TRIPLET}/libc_malloc_debug.so.0`;
 
 /** The clock moves the lab accepts: a day either way, a tenth to ten times as fast. */
 export const CLOCK_LIMITS = Object.freeze({ maxJumpS: 86_400, minRate: 0.1, maxRate: 10 });

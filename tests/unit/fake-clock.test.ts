@@ -8,7 +8,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HttpError } from "../../scripts/stack/errors";
-import { FakeClock, clockFileText, fakeClockAvailable, fakeClockEnv, removeShm } from "../../scripts/stack/fake-clock";
+import {
+  FAKETIME_LIB,
+  FakeClock,
+  MALLOC_SHIM,
+  clockFileText,
+  fakeClockAvailable,
+  fakeClockEnv,
+  removeShm,
+} from "../../scripts/stack/fake-clock";
 import { parseClockChange } from "../../scripts/stack/services/redis";
 
 const dirs: string[] = [];
@@ -37,11 +45,12 @@ describe("a node's clock file", () => {
 
   it("puts the malloc shim before libfaketime and leaves the monotonic clock alone", () => {
     expect(fakeClockEnv("/x/clock")).toEqual({
-      LD_PRELOAD: "/lib/x86_64-linux-gnu/libc_malloc_debug.so.0 /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+      LD_PRELOAD: `${MALLOC_SHIM} ${FAKETIME_LIB}`,
       FAKETIME_TIMESTAMP_FILE: "/x/clock",
       FAKETIME_CACHE_DURATION: "0",
       FAKETIME_DONT_FAKE_MONOTONIC: "1",
     });
+    expect(MALLOC_SHIM).toMatch(/^\/lib\/[a-z0-9_]+-linux-gnu\/libc_malloc_debug\.so\.0$/);
     expect(fakeClockAvailable(() => false)).toBe(false);
     expect(fakeClockAvailable(() => true)).toBe(true);
   });
