@@ -83,6 +83,23 @@ describe("a node's clock file", () => {
     expect(faked()).toBe(now);
   });
 
+  it("changes the rate without a step at the moment the node reads the file: the next whole second", () => {
+    let now = 7_000;
+    const file = path.join(tmpDir(), "clock");
+    const clock = new FakeClock(file, () => now);
+    clock.processStarted();
+    const start = now;
+    now = 12_400; // mid-second: the node reads the new line at 13_000
+    clock.setRate(2);
+    expect(clock.reading()).toEqual({ offsetS: 0, rate: 1 }); // what the node still reads
+    expect(clock.target()).toEqual({ offsetS: 0, rate: 2 });
+    const atRead = 13_000;
+    expect(fakedAt(fs.readFileSync(file, "utf8"), start, atRead)).toBe(atRead); // continuous there
+    now = 15_000;
+    expect(clock.reading()).toEqual({ offsetS: 2, rate: 2 });
+    expect(fakedAt(fs.readFileSync(file, "utf8"), start, now) - now).toBe(2_000);
+  });
+
   it("keeps its reading through a restart of the node", () => {
     let now = 0;
     const file = path.join(tmpDir(), "clock");

@@ -162,8 +162,9 @@ async function changeClock(node: RedisNode, change: ClockChange): Promise<{ read
   const clock = node.clock;
   if (!clock) throw new HttpError(503, "clock_unavailable", "libfaketime is not installed (Debian's faketime and libfaketime packages): no Redis clock can move");
   if (!running(node.handle)) throw new HttpError(409, "not_running", `redis ${node.addr} is stopped`);
-  const reading = "jumpS" in change ? clock.jump(change.jumpS) : "rate" in change ? clock.setRate(change.rate) : clock.reset();
-  return { reading, measuredOffsetS: await clockApplied(node, reading) };
+  const target = "jumpS" in change ? clock.jump(change.jumpS) : "rate" in change ? clock.setRate(change.rate) : clock.reset();
+  const measuredOffsetS = await clockApplied(node, target);
+  return { reading: clock.reading(), measuredOffsetS };
 }
 
 async function startAgain(node: RedisNode): Promise<void> {
@@ -267,7 +268,7 @@ export const redis: ServiceFactory = ({ cfg }): Service => {
     faulted: () => managedNodes().some((n) => !running(n.handle)),
 
     async resetFaults() {
-      const moved = managedNodes().filter((n) => n.clock && (n.clock.reading().offsetS !== 0 || n.clock.reading().rate !== 1));
+      const moved = managedNodes().filter((n) => n.clock && (n.clock.target().offsetS !== 0 || n.clock.target().rate !== 1));
       for (const n of moved) n.clock?.reset();
       await Promise.all(managedNodes().map((n) => startAgain(n)));
       await Promise.all(moved.filter((n) => running(n.handle)).map((n) => clockApplied(n, { offsetS: 0, rate: 1 })));
