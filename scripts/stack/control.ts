@@ -1,7 +1,9 @@
 // The control API (lib/lab/stack-control.ts is its client): GET /status, the fault-injection routes
 // the services add (stop/start a Redis node or Postgres; pause, resume, kill, stop, start an app
-// instance) and POST /reset-faults. Every request needs the x-stack-token header; answers are JSON,
-// errors `{ code, message }`. Fault operations run one at a time; /status is never queued.
+// instance; move a Redis node's clock; cut links: GET /network, POST /network/grudge and
+// /network/heal) and POST /reset-faults. Every request needs the x-stack-token header; a POST may
+// carry a JSON body; answers are JSON, errors `{ code, message }`. Fault operations run one at a
+// time; GET routes (/status, /network) are never queued.
 
 import crypto from "node:crypto";
 import http from "node:http";

@@ -14,6 +14,7 @@ import {
   DEFAULT_NETWORK_OPTIONS,
   type LinkServer,
   type LinkTopology,
+  type NetworkOptions,
   parseGrudge,
   renderGrudge,
   renderTable,
@@ -93,102 +94,107 @@ function unavailableReason(): string | null {
   return null;
 }
 
-export const network: ServiceFactory = ({ cfg }): Service => {
-  const topology = stackTopology(cfg);
-  const { table } = DEFAULT_NETWORK_OPTIONS;
-  let session: NftSession | null = null;
-  let reason: string | null = null;
-  let cuts: Cut[] = [];
-  let since: string | null = null;
+/** The network service, on a table of its own when a test asks (`locklab_dev_…`). */
+export const networkService =
+  (options: Partial<NetworkOptions> = {}): ServiceFactory =>
+  ({ cfg }): Service => {
+    const topology = stackTopology(cfg);
+    const { table, maxCuts } = { ...DEFAULT_NETWORK_OPTIONS, ...options };
+    let session: NftSession | null = null;
+    let reason: string | null = null;
+    let cuts: Cut[] = [];
+    let since: string | null = null;
 
-  const available = () => Boolean(session?.alive);
-  const whyUnavailable = () => reason ?? (session ? `nft ended (${session.exitReason})` : "the network service has not started");
-  const requireSession = (): NftSession => {
-    if (!session?.alive) throw new HttpError(503, "network_unavailable", `links cannot be cut: ${whyUnavailable()}`);
-    return session;
+    const available = () => Boolean(session?.alive);
+    const whyUnavailable = () => reason ?? (session ? `nft ended (${session.exitReason})` : "the network service has not started");
+    const requireSession = (): NftSession => {
+      if (!session?.alive) throw new HttpError(503, "network_unavailable", `links cannot be cut: ${whyUnavailable()}`);
+      return session;
+    };
+
+    const summary = () => ({
+      available: available(),
+      ...(available() ? {} : { reason: whyUnavailable() }),
+      table: `inet ${table}`,
+      // nft gone: the kernel dropped its table and every cut with it.
+      cuts: available() ? cuts : [],
+      since: available() ? since : null,
+    });
+
+    async function apply(next: Cut[]): Promise<void> {
+      await requireSession().run(renderGrudge(table, topology, next));
+      cuts = next;
+      since = next.length ? new Date().toISOString() : null;
+    }
+
+    async function heal(): Promise<void> {
+      if (!session?.alive || cuts.length === 0) return;
+      await apply([]);
+      say("… network healed (control API)");
+    }
+
+    const describe = async () => ({ ...summary(), clients: topology.clients, servers: topology.servers, aliases: await sentinelAliases(cfg) });
+
+    return {
+      name: "network",
+      stage: "network",
+
+      async claim() {
+        reason = unavailableReason();
+      },
+
+      async start() {
+        if (reason) {
+          warn(`network faults off: ${reason}`);
+          return;
+        }
+        try {
+          deleteStaleTable(table);
+          session = await NftSession.open(table, renderTable(table, topology));
+          ok(`network faults: nft table inet ${table} (owned by nft pid ${session.pid})`);
+        } catch (err) {
+          reason = (err as Error).message.split("\n")[0] ?? String(err);
+          warn(`network faults off: ${reason}`);
+        }
+      },
+
+      async stop() {
+        await session?.close();
+      },
+
+      status: async () => summary(),
+
+      routes: [
+        { method: "GET", path: /^\/network$/, handle: describe },
+        {
+          method: "POST",
+          path: /^\/network\/grudge$/,
+          async handle(_params, body) {
+            const aliases = namesAlias(body) ? await sentinelAliases(cfg) : {};
+            if (namesAlias(body) && !aliases.primary) {
+              throw new HttpError(409, "roles_unknown", "neither the Sentinels nor the members say which member is the primary now: name sentinel-redis-<n> instead");
+            }
+            const next = parseGrudge(body, topology, aliases, { maxCuts });
+            await apply(next);
+            say(`… network grudge: ${next.map((c) => `${c.client} ✂ ${c.server} (${c.direction})`).join(", ")}`);
+            return describe();
+          },
+        },
+        {
+          method: "POST",
+          path: /^\/network\/heal$/,
+          async handle() {
+            requireSession();
+            await heal();
+            return describe();
+          },
+        },
+      ],
+
+      faulted: () => available() && cuts.length > 0,
+
+      resetFaults: heal,
+    };
   };
 
-  const summary = () => ({
-    available: available(),
-    ...(available() ? {} : { reason: whyUnavailable() }),
-    table: `inet ${table}`,
-    // nft gone: the kernel dropped its table and every cut with it.
-    cuts: available() ? cuts : [],
-    since: available() ? since : null,
-  });
-
-  async function apply(next: Cut[]): Promise<void> {
-    await requireSession().run(renderGrudge(table, topology, next));
-    cuts = next;
-    since = next.length ? new Date().toISOString() : null;
-  }
-
-  async function heal(): Promise<void> {
-    if (!session?.alive || cuts.length === 0) return;
-    await apply([]);
-    say("… network healed (control API)");
-  }
-
-  const describe = async () => ({ ...summary(), clients: topology.clients, servers: topology.servers, aliases: await sentinelAliases(cfg) });
-
-  return {
-    name: "network",
-    stage: "network",
-
-    async claim() {
-      reason = unavailableReason();
-    },
-
-    async start() {
-      if (reason) {
-        warn(`network faults off: ${reason}`);
-        return;
-      }
-      try {
-        deleteStaleTable(table);
-        session = await NftSession.open(table, renderTable(table, topology));
-        ok(`network faults: nft table inet ${table} (owned by nft pid ${session.pid})`);
-      } catch (err) {
-        reason = (err as Error).message.split("\n")[0] ?? String(err);
-        warn(`network faults off: ${reason}`);
-      }
-    },
-
-    async stop() {
-      await session?.close();
-    },
-
-    status: async () => summary(),
-
-    routes: [
-      { method: "GET", path: /^\/network$/, handle: describe },
-      {
-        method: "POST",
-        path: /^\/network\/grudge$/,
-        async handle(_params, body) {
-          const aliases = namesAlias(body) ? await sentinelAliases(cfg) : {};
-          if (namesAlias(body) && !aliases.primary) {
-            throw new HttpError(409, "roles_unknown", "neither the Sentinels nor the members say which member is the primary now: name sentinel-redis-<n> instead");
-          }
-          const next = parseGrudge(body, topology, aliases);
-          await apply(next);
-          say(`… network grudge: ${next.map((c) => `${c.client} ✂ ${c.server} (${c.direction})`).join(", ")}`);
-          return describe();
-        },
-      },
-      {
-        method: "POST",
-        path: /^\/network\/heal$/,
-        async handle() {
-          requireSession();
-          await heal();
-          return describe();
-        },
-      },
-    ],
-
-    faulted: () => available() && cuts.length > 0,
-
-    resetFaults: heal,
-  };
-};
+export const network: ServiceFactory = networkService();
