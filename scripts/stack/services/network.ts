@@ -88,9 +88,9 @@ export function namesAlias(body: unknown): boolean {
 }
 
 /** Why this machine cannot cut links, or null when it can. */
-function unavailableReason(): string | null {
+function unavailableReason(nft: string | null): string | null {
   if (process.getuid?.() !== 0) return "the stack is not running as root (it needs group ids for its children and nftables)";
-  if (!findNft()) return "nft is not installed (Debian's nftables package)";
+  if (!nft) return "nft is not installed (Debian's nftables package)";
   return null;
 }
 
@@ -101,6 +101,7 @@ export const networkService =
     const topology = stackTopology(cfg);
     const { table, maxCuts } = { ...DEFAULT_NETWORK_OPTIONS, ...options };
     let session: NftSession | null = null;
+    let nft: string | null = null;
     let reason: string | null = null;
     let cuts: Cut[] = [];
     let since: string | null = null;
@@ -140,7 +141,8 @@ export const networkService =
       stage: "network",
 
       async claim() {
-        reason = unavailableReason();
+        nft = findNft();
+        reason = unavailableReason(nft);
       },
 
       async start() {
@@ -149,8 +151,8 @@ export const networkService =
           return;
         }
         try {
-          deleteStaleTable(table);
-          session = await NftSession.open(table, renderTable(table, topology));
+          deleteStaleTable(table, nft ?? undefined);
+          session = await NftSession.open(table, renderTable(table, topology), nft ? { nft } : {});
           ok(`network faults: nft table inet ${table} (owned by nft pid ${session.pid})`);
         } catch (err) {
           reason = (err as Error).message.split("\n")[0] ?? String(err);
