@@ -2,7 +2,8 @@
  * The network service as the stack runs it, on a table of this test's own: the control API's
  * routes (GET /network, POST /network/grudge and /network/heal, /reset-faults), what /status says,
  * the rules the kernel then holds, and the table gone once the service stops. The drops themselves
- * are partition.test.ts's. No client is given a stack gid here, so nothing real is cut.
+ * are partition.test.ts's. Every server of its topology is on a free 17xxx port: a stack running
+ * beside it (npm test runs one) has clients with these gids, and must not lose a packet to this.
  */
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,15 +21,24 @@ const kernelRules = () => spawnSync("nft", ["list", "table", "inet", TABLE], { e
 describe.skipIf(unfit !== null)(`the network service${unfit ? ` (skipped: ${unfit})` : ""}`, () => {
   let service: Service;
   let call: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, unknown> }>;
+  let redis3Port: number;
 
   beforeAll(async () => {
-    // Sentinels and their pair on ports where nothing answers: `primary` cannot be resolved.
-    const [s1, s2, s3, r1, r2] = await freePorts(5);
+    // Nothing answers on these ports: `primary` cannot be resolved, and no cut touches a real server.
+    const ports = await freePorts(20);
+    const addrs = (n: number) => ports.splice(0, n).map((p) => `127.0.0.1:${p}`).join(",");
+    // etcd's peer port is its client port + 1: every other free port.
+    const etcd = ports.splice(0, 6).filter((_p, i) => i % 2 === 0).map((p) => `127.0.0.1:${p}`).join(",");
     const cfg = readConfig({
       STACK_CONTROL_TOKEN: "t",
-      SENTINELS: [s1, s2, s3].map((p) => `127.0.0.1:${p}`).join(","),
-      SENTINEL_REDIS: [r1, r2].map((p) => `127.0.0.1:${p}`).join(","),
+      REDIS_NODES: addrs(5),
+      SENTINELS: addrs(3),
+      SENTINEL_REDIS: addrs(2),
+      ZOOKEEPER_HOSTS: addrs(3),
+      ETCD_ENDPOINTS: etcd,
+      DATABASE_URL: `postgresql://locklab@127.0.0.1:${ports.shift()}/locklab`,
     });
+    redis3Port = cfg.redis[2]!.port;
     const ctx: StackContext = { cfg, opts: {}, env: {} as StackContext["env"], stopping: false, faultsActive: () => false };
     service = networkService({ table: TABLE })(ctx);
     const routes = controlRoutes([service]);
@@ -74,7 +84,7 @@ describe.skipIf(unfit !== null)(`the network service${unfit ? ` (skipped: ${unfi
     expect(await service.status()).toMatchObject({ available: true, cuts: body.cuts, since: expect.any(String) });
     expect(service.faulted?.()).toBe(true);
     const rules = kernelRules().stdout;
-    expect(rules).toContain('ct mark 0x0000ee49 ct direction original tcp dport 7003 drop comment "app-1 -> redis-3"');
+    expect(rules).toContain(`ct mark 0x0000ee49 ct direction original tcp dport ${redis3Port} drop comment "app-1 -> redis-3"`);
     expect(rules.match(/ drop comment/g)).toHaveLength(1 + 4 * 2);
   });
 
