@@ -15,6 +15,18 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "network",
+          include: ["tests/network/**/*.test.ts"],
+          // No stack: standalone redis-servers on 17xxx ports, client processes with gids of their
+          // own and an nft table of the test's own. Cuts and clocks are timing: one file at a time.
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
           // Every integration file drives the one shared stack (started by `npm test`): one at a time.

@@ -98,6 +98,15 @@ function hasInitdb() {
   }
 }
 
+/** libfaketime's preload library, under the machine's multiarch triplet (x86_64-linux-gnu, …). */
+function hasLibfaketime() {
+  try {
+    return fs.readdirSync('/usr/lib').some((d) => fs.existsSync(path.join('/usr/lib', d, 'faketime', 'libfaketime.so.1')));
+  } catch {
+    return false;
+  }
+}
+
 function missingSystemPackages() {
   const needed = [
     ['redis-server', () => onPath('redis-server')],
@@ -107,6 +116,10 @@ function missingSystemPackages() {
     ['redis-sentinel', () => onPath('redis-sentinel')],
     ['zookeeper', () => fs.existsSync('/usr/share/java/zookeeper.jar')],
     ['etcd-server', () => onPath('etcd')],
+    // Network faults (cut links: nft, with a table owned by the stack) and real clock jumps (a Redis
+    // node's clock moved by libfaketime). Every mode starts a stack that uses them.
+    ['nftables', () => onPath('nft')],
+    ['faketime', () => onPath('faketime') && hasLibfaketime()],
   ];
   // The workshop test makes its own network namespace (ip netns) to reach the store as a phone would.
   if (mode === 'test') needed.push(['iproute2', () => onPath('ip')]);

@@ -11,6 +11,7 @@ import type { MemberConfig } from "./config";
 import { HttpError, StackError } from "./errors";
 import { info, isQuiet, ok, say, since, tail } from "./log";
 import { STACK_DIR, mkdirp } from "./paths";
+import { CLIENT_GID_BASE, type ClientRole, spawnGid } from "./network";
 import { LOCAL_HOSTS, connectHost, foreignPort, portAnswers } from "./ports";
 import {
   type ChildEnv,
@@ -93,7 +94,9 @@ export function clusterService(spec: ClusterSpec): ServiceFactory {
       const dir = mkdirp(dirOf(spec, m));
       const { command, args, env } = await spec.command(m, dir, members, ctx);
       m.paused = false;
-      m.handle = spawnChild(`${spec.name}-${m.index}`, command, args, { env: env ?? process.env, record: { kind: spec.name, port: m.port } });
+      // Its own group id, so the network service can cut this member's links (its name is its role).
+      const gid = spec.name in CLIENT_GID_BASE ? spawnGid(spec.name as ClientRole, m.index) : undefined;
+      m.handle = spawnChild(`${spec.name}-${m.index}`, command, args, { env: env ?? process.env, gid, record: { kind: spec.name, port: m.port } });
       if (!waitAnswer) return;
       const handle = m.handle;
       const answered = await waitFor(async () => Boolean(handle.exitInfo) || (await spec.answers(m)), spec.readyTimeoutMs, 100);

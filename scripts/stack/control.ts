@@ -1,7 +1,9 @@
 // The control API (lib/lab/stack-control.ts is its client): GET /status, the fault-injection routes
 // the services add (stop/start a Redis node or Postgres; pause, resume, kill, stop, start an app
-// instance) and POST /reset-faults. Every request needs the x-stack-token header; answers are JSON,
-// errors `{ code, message }`. Fault operations run one at a time; /status is never queued.
+// instance; move a Redis node's clock; cut links: GET /network, POST /network/grudge and
+// /network/heal) and POST /reset-faults. Every request needs the x-stack-token header; a POST may
+// carry a JSON body; answers are JSON, errors `{ code, message }`. Fault operations run one at a
+// time; GET routes (/status, /network) are never queued.
 
 import crypto from "node:crypto";
 import http from "node:http";
@@ -67,6 +69,27 @@ export function controlRoutes(services: readonly Service[]): Route[] {
   ];
 }
 
+/** The most a POST body may hold: a grudge over every link of the stack is a few KiB. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** A POST's JSON body: undefined when empty; 400 when it is not JSON, 413 when too large. */
+export async function readJsonBody(req: http.IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw new HttpError(413, "body_too_large", `the request body is over ${maxBytes} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8").trim();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, "invalid_json", "the request body is not JSON");
+  }
+}
+
 /** The request's path without query and trailing slashes. */
 export function routePath(url: string | undefined): string {
   return new URL(url ?? "/", "http://control").pathname.replace(/\/+$/, "") || "/";
@@ -105,9 +128,9 @@ export function startControlServer({ port, token, routes, isStopping }: ControlO
         throw new HttpError(401, "unauthorized", "missing or wrong x-stack-token header (STACK_CONTROL_TOKEN)");
       }
       const { route, params } = matchRoute(routes, req.method, routePath(req.url));
-      req.resume();
+      const body = req.method === "POST" ? await readJsonBody(req) : (req.resume(), undefined);
       if (isStopping()) throw new HttpError(503, "stopping", "the stack is shutting down");
-      const run = () => route.handle(params);
+      const run = () => route.handle(params, body);
       const result = req.method === "GET" ? await run() : await (queue = queue.then(run, run));
       sendJson(res, 200, result);
     } catch (err) {

@@ -6,20 +6,23 @@ import type { StackConfig } from "./config";
 import type { StaleRule } from "./stale";
 
 /**
- * When a service starts. `store`: the backing servers, started together first; migrations and
- * the seed run once they are all up. `app`: after the control API is listening. `proxy`: last.
+ * When a service starts. `network`: the packet filter, before any server or client exists, so
+ * every connection is marked from its first packet (and, stopped last, it outlives them all).
+ * `store`: the backing servers, started together; migrations and the seed run once they are all
+ * up. `app`: after the control API is listening. `proxy`: last.
  * Services of one stage start together, in list order (services/index.ts); stopping walks the
  * whole list backwards, one service at a time.
  */
-export type Stage = "store" | "app" | "proxy";
-export const STAGES: readonly Stage[] = ["store", "app", "proxy"];
+export type Stage = "network" | "store" | "app" | "proxy";
+export const STAGES: readonly Stage[] = ["network", "store", "app", "proxy"];
 
 /** A control API route: `path` is matched against the path without trailing slashes, and its
- * groups are passed as `params`. The handler's result is the 200 JSON body. */
+ * groups are passed as `params`; a POST's JSON body, if it has one, as `body` (undefined when
+ * empty). The handler's result is the 200 JSON body. */
 export interface Route {
   readonly method: "GET" | "POST";
   readonly path: RegExp;
-  handle(params: string[]): Promise<unknown>;
+  handle(params: string[], body?: unknown): Promise<unknown>;
 }
 
 export interface StartOptions {

@@ -149,6 +149,7 @@ export async function startStack(opts: StartOptions = {}): Promise<StartedStack>
   if (opts.handleSignals !== false) installSignalHandlers();
   try {
     await claimPorts(stack);
+    await stack.startStage("network");
     await stack.startStage("store");
     if (opts.seed !== false) migrateAndSeed({ ...process.env, ...stack.env });
     stack.control = await startControlServer({

@@ -7,6 +7,7 @@ import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  MAX_BODY_BYTES,
   controlRoutes,
   getStatus,
   matchRoute,
@@ -181,5 +182,37 @@ describe("the control server", () => {
     const answers = await Promise.all([call("/a"), call("/b")]);
     expect(answers.map((a) => a.status)).toEqual([500, 200]);
     expect(log).toEqual(["a start", "a end", "b start", "b end"]);
+  });
+});
+
+describe("a POST's JSON body", () => {
+  let server: http.Server | undefined;
+  afterEach(() => {
+    server?.close();
+    server?.closeAllConnections();
+    server = undefined;
+  });
+
+  it("reaches the handler parsed; an empty one is undefined, a bad one 400, a huge one 413", async () => {
+    const seen: unknown[] = [];
+    server = await startControlServer({
+      port: 0,
+      token: "t0k",
+      routes: [{ method: "POST", path: /^\/echo$/, handle: async (_params, body) => (seen.push(body), { body: body ?? null }) }],
+      isStopping: () => false,
+    });
+    const { port } = server.address() as AddressInfo;
+    const post = async (body?: string) => {
+      const res = await fetch(`http://127.0.0.1:${port}/echo`, { method: "POST", headers: { "x-stack-token": "t0k" }, body });
+      return { status: res.status, body: await res.json() };
+    };
+    expect(await post('{"cuts":[{"client":"app-1","server":"redis-3"}]}')).toEqual({
+      status: 200,
+      body: { body: { cuts: [{ client: "app-1", server: "redis-3" }] } },
+    });
+    expect(await post()).toEqual({ status: 200, body: { body: null } });
+    expect(await post("{cuts:")).toEqual({ status: 400, body: { code: "invalid_json", message: "the request body is not JSON" } });
+    expect((await post(`"${"x".repeat(MAX_BODY_BYTES)}"`)).body.code).toBe("body_too_large");
+    expect(seen).toEqual([{ cuts: [{ client: "app-1", server: "redis-3" }] }, undefined]);
   });
 });

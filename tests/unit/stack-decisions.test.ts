@@ -15,6 +15,7 @@ import { POSTGRES_STALE, postgres } from "../../scripts/stack/services/postgres"
 import { REDIS_STALE, redis } from "../../scripts/stack/services/redis";
 import { SERVICES } from "../../scripts/stack/services/index";
 import { etcd } from "../../scripts/stack/services/etcd";
+import { network } from "../../scripts/stack/services/network";
 import { sentinel, sentinelRedis } from "../../scripts/stack/services/sentinel";
 import { zookeeper } from "../../scripts/stack/services/zookeeper";
 import {
@@ -134,7 +135,16 @@ describe("service order", () => {
     expect(stopOrder([services[3]!, services[2]!, services[0]!]).map((s) => s.name)).toEqual(["nginx", "apps", "postgres"]);
   });
 
-  it("starts Postgres first (its initdb blocks), then Redis, the lock services' clusters, the apps and nginx", () => {
-    expect(SERVICES).toEqual([postgres, redis, sentinelRedis, sentinel, zookeeper, etcd, apps, nginx]);
+  it("stops the network's nft table last, after every server and client that its cuts could touch", () => {
+    const services = [
+      { name: "network", stage: "network" as const },
+      { name: "redis", stage: "store" as const },
+      { name: "apps", stage: "app" as const },
+    ];
+    expect(stopOrder(services).map((s) => s.name)).toEqual(["apps", "redis", "network"]);
+  });
+
+  it("starts the network first (every connection is marked from its first packet), then Postgres (its initdb blocks), Redis, the lock services' clusters, the apps and nginx", () => {
+    expect(SERVICES).toEqual([network, postgres, redis, sentinelRedis, sentinel, zookeeper, etcd, apps, nginx]);
   });
 });

@@ -60,13 +60,18 @@ describe("control routes", () => {
     ["POST", "/etcd/3/resume"],
     ["POST", "/nginx/expose/lan"],
     ["POST", "/nginx/expose/loopback"],
+    ["GET", "/network"],
+    ["POST", "/network/grudge"],
+    ["POST", "/network/heal"],
+    ["POST", "/redis/3/clock"],
   ])("%s %s exists", (method, path) => {
     expect(matchRoute(routes, method, path).route.method).toBe(method);
   });
 
   it("has no other routes", () => {
-    // One route per lock-service cluster: /<service>/<n>/(stop|start|pause|resume|kill); nginx's exposure (workshop mode).
-    expect(routes).toHaveLength(16);
+    // One route per lock-service cluster: /<service>/<n>/(stop|start|pause|resume|kill); nginx's
+    // exposure (workshop mode); the network's three; a Redis node's clock.
+    expect(routes).toHaveLength(20);
   });
 
   it("names a Redis node, app or cluster member that does not exist", async () => {
@@ -87,6 +92,6 @@ describe("control routes", () => {
   });
 
   it("lists the services in /status under the names the client reads", () => {
-    expect(services.map((s) => s.name)).toEqual(["postgres", "redis", "sentinel-redis", "sentinel", "zookeeper", "etcd", "apps", "nginx"]);
+    expect(services.map((s) => s.name)).toEqual(["network", "postgres", "redis", "sentinel-redis", "sentinel", "zookeeper", "etcd", "apps", "nginx"]);
   });
 });

@@ -8,6 +8,7 @@ import type { AppConfig } from "../config";
 import { StackError } from "../errors";
 import { say, since, tail, warn } from "../log";
 import { ROOT } from "../paths";
+import { spawnGid } from "../network";
 import { httpStatus } from "../ports";
 import {
   type ChildEnv,
@@ -114,6 +115,7 @@ export async function startApp(ctx: StackContext, app: App): Promise<number> {
     const socket = handOver(listener);
     handle = spawnChild(app.instance, process.execPath, args, {
       env: { ...appEnv(ctx, app), ...socket.env },
+      gid: spawnGid("app", app.index), // its sockets say which instance they are: the network service cuts by it
       record: { kind: "app", port: app.port },
       passFds: socket.fds,
     });

@@ -7,7 +7,7 @@ import type { MemberConfig } from "../config";
 import { clusterService } from "../cluster";
 import { httpStatus, portAnswers } from "../ports";
 
-const peerPort = (m: MemberConfig) => m.port + 1;
+export const peerPort = (m: MemberConfig) => m.port + 1;
 
 export const etcd = clusterService({
   name: "etcd",

@@ -2,7 +2,7 @@
 // this directory exporting a ServiceFactory (see ../service.ts) plus its line here.
 //
 // Order matters: services of one stage start together in this order, and stopping walks the list
-// backwards (nginx, the apps, Redis, Postgres). Postgres comes first because its initdb runs
+// backwards (nginx, the apps, Redis, Postgres, and last the network's nft table). Postgres comes first because its initdb runs
 // synchronously: the Redis nodes' readiness timeouts start only after it. Ports are claimed in
 // this order too, and /status lists the services in it.
 
@@ -14,5 +14,6 @@ import { redis } from "./redis";
 import { sentinel, sentinelRedis } from "./sentinel";
 import { zookeeper } from "./zookeeper";
 import { etcd } from "./etcd";
+import { network } from "./network";
 
-export const SERVICES: readonly ServiceFactory[] = [postgres, redis, sentinelRedis, sentinel, zookeeper, etcd, apps, nginx];
+export const SERVICES: readonly ServiceFactory[] = [network, postgres, redis, sentinelRedis, sentinel, zookeeper, etcd, apps, nginx];

@@ -1,25 +1,32 @@
 // Independent Redis nodes (no replication, no persistence), one child each, in .stack/redis-<n>.
+// Each runs under libfaketime with a clock of its own (.stack/redis-<n>/clock, "+0" at start) that
+// POST /redis/<n>/clock moves: { "jumpS": 15 } steps it, { "rate": 2 } makes it run fast,
+// { "reset": true } puts it back; /reset-faults resets every clock (see ../fake-clock.ts).
 
 import path from "node:path";
 import { pick } from "../control";
 import type { RedisNodeConfig } from "../config";
-import { StackError } from "../errors";
+import { HttpError, StackError } from "../errors";
+import { CLOCK_LIMITS, type ClockReading, FakeClock, fakeClockAvailable, fakeClockEnv, removeShm } from "../fake-clock";
 import { info, isQuiet, ok, say, since, tail } from "../log";
 import { STACK_DIR, mkdirp } from "../paths";
+import { spawnGid } from "../network";
 import { LOCAL_HOSTS, foreignPort, portAnswers } from "../ports";
 import {
   type ChildHandle,
   STOP_TIMEOUT_MS,
   exitDescription,
+  isAlive,
   removePidFile,
   running,
   signal,
+  sleep,
   spawnChild,
   terminate,
   waitExit,
   waitFor,
 } from "../processes";
-import { redisCommand, redisConfigDir, redisPing, redisShutdown } from "../resp";
+import { redisCommand, redisConfigDir, redisPing, redisReply, redisShutdown } from "../resp";
 import type { Service, ServiceFactory } from "../service";
 import { type PortFacts, type StaleRule, decidePortClaim } from "../stale";
 
@@ -29,6 +36,8 @@ interface RedisNode extends RedisNodeConfig {
   /** Started and stopped by the stack; false for a server the user pointed us at. */
   managed: boolean;
   handle: ChildHandle | null;
+  /** Its wall clock, when libfaketime is installed. */
+  clock: FakeClock | null;
 }
 
 function redisDir(node: RedisNodeConfig): string {
@@ -55,6 +64,8 @@ export const REDIS_STALE: StaleRule = {
   async stop(rec) {
     const stopped = rec.port && (await redisShutdown("127.0.0.1", rec.port));
     if (!stopped) signal(rec.pid, "SIGKILL", false);
+    await waitFor(() => !isAlive(rec.pid), 5000);
+    removeShm(rec.pid);
   },
 };
 
@@ -70,11 +81,14 @@ async function observePort(node: RedisNodeConfig, explicit: boolean): Promise<Po
 async function startNode(node: RedisNode): Promise<void> {
   const t0 = Date.now();
   mkdirp(redisDir(node));
+  node.clock?.processStarted();
   const handle = spawnChild(`redis-${node.index}`, "redis-server", redisArgs(node), {
-    env: process.env,
+    env: node.clock ? { ...process.env, ...fakeClockEnv(node.clock.file) } : process.env,
+    gid: spawnGid("redis", node.index),
     record: { kind: "redis", port: node.port },
   });
   node.handle = handle;
+  if (node.clock) void handle.exited.then(() => removeShm(handle.pid));
   const ready = await waitFor(
     async () => {
       if (handle.exitInfo) return true;
@@ -101,13 +115,71 @@ async function stopNode(node: RedisNode): Promise<void> {
   removePidFile(handle.name);
 }
 
+/** How far the node's wall clock (TIME) is ahead of this process's, in seconds; null if it does not answer. */
+export async function redisClockSkewS(host: string, port: number): Promise<number | null> {
+  const sent = Date.now();
+  const reply = await redisReply(host, port, ["TIME"], 1000);
+  const received = Date.now();
+  if (!Array.isArray(reply) || reply.length !== 2) return null;
+  const serverMs = Number(reply[0]) * 1000 + Number(reply[1]) / 1000;
+  return (serverMs - (sent + received) / 2) / 1000;
+}
+
+/** What POST /redis/<n>/clock asks: exactly one of a jump, a rate, a reset. */
+export type ClockChange = { readonly jumpS: number } | { readonly rate: number } | { readonly reset: true };
+
+export function parseClockChange(body: unknown): ClockChange {
+  const bad = (why: string) => new HttpError(422, "invalid_clock", `${why}: send { "jumpS": 15 }, { "rate": 2 } or { "reset": true }`);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw bad("no JSON object");
+  const entries = Object.entries(body);
+  if (entries.length !== 1) throw bad("exactly one field");
+  const [key, value] = entries[0]!;
+  const { maxJumpS, minRate, maxRate } = CLOCK_LIMITS;
+  if (key === "jumpS" && typeof value === "number" && Number.isFinite(value) && value !== 0 && Math.abs(value) <= maxJumpS) return { jumpS: value };
+  if (key === "rate" && typeof value === "number" && Number.isFinite(value) && value >= minRate && value <= maxRate) return { rate: value };
+  if (key === "reset" && value === true) return { reset: true };
+  throw bad(`"${key}": ${JSON.stringify(value)} is not a jump of 0 < |s| ≤ ${maxJumpS}, a rate of ${minRate}..${maxRate} or reset: true`);
+}
+
+/**
+ * The clock's file is read again once a real second has begun (FAKETIME_CACHE_DURATION=0) and the
+ * node reads its wall clock at least ten times a second (hz 10): past the next second and a
+ * margin, TIME shows the change. Resolves with what TIME says then, or throws 504.
+ */
+async function clockApplied(node: RedisNode, expected: ClockReading): Promise<number> {
+  await sleep(1000 - (Date.now() % 1000) + 150);
+  let measured: number | null = null;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    measured = await redisClockSkewS(node.host, node.port);
+    const wanted = node.clock?.reading().offsetS ?? expected.offsetS;
+    if (measured !== null && Math.abs(measured - wanted) < 0.25) return measured;
+    await sleep(100);
+  }
+  throw new HttpError(504, "clock_not_applied", `redis ${node.addr} reads ${measured ?? "nothing"} s ahead, not ${expected.offsetS.toFixed(3)} s`);
+}
+
+async function changeClock(node: RedisNode, change: ClockChange): Promise<{ reading: ClockReading; measuredOffsetS: number }> {
+  const clock = node.clock;
+  if (!clock) throw new HttpError(503, "clock_unavailable", "libfaketime is not installed (Debian's faketime and libfaketime packages): no Redis clock can move");
+  if (!running(node.handle)) throw new HttpError(409, "not_running", `redis ${node.addr} is stopped`);
+  const target = "jumpS" in change ? clock.jump(change.jumpS) : "rate" in change ? clock.setRate(change.rate) : clock.reset();
+  const measuredOffsetS = await clockApplied(node, target);
+  return { reading: clock.reading(), measuredOffsetS };
+}
+
 async function startAgain(node: RedisNode): Promise<void> {
   if (running(node.handle) && (await redisPing(node.host, node.port))) return;
   await startNode(node);
 }
 
 export const redis: ServiceFactory = ({ cfg }): Service => {
-  const nodes: RedisNode[] = cfg.redis.map((n) => ({ ...n, managed: false, handle: null }));
+  const clocks = fakeClockAvailable();
+  const nodes: RedisNode[] = cfg.redis.map((n) => ({
+    ...n,
+    managed: false,
+    handle: null,
+    clock: clocks ? new FakeClock(path.join(redisDir(n), "clock")) : null,
+  }));
   const managedNodes = () => nodes.filter((n) => n.managed);
 
   return {
@@ -155,6 +227,8 @@ export const redis: ServiceFactory = ({ cfg }): Service => {
           up: await redisPing(n.host, n.port, 300),
           managed: n.managed,
           pid: running(n.handle) ? n.handle.pid : null,
+          // How far its clock is ahead of the real one, and how fast it runs; null: no libfaketime.
+          clock: n.managed && n.clock ? n.clock.reading() : null,
         })),
       ),
 
@@ -178,12 +252,26 @@ export const redis: ServiceFactory = ({ cfg }): Service => {
           return { redis: node.index, addr: node.addr, up: true, pid: node.handle?.pid ?? null };
         },
       },
+      {
+        method: "POST",
+        path: /^\/redis\/(\d+)\/clock$/,
+        async handle([n], body) {
+          const node = pick(nodes, n, "redis node");
+          const change = parseClockChange(body);
+          const { reading, measuredOffsetS } = await changeClock(node, change);
+          say(`… redis ${node.addr} clock ${reading.offsetS >= 0 ? "+" : ""}${reading.offsetS.toFixed(3)} s × ${reading.rate} (control API)`);
+          return { redis: node.index, addr: node.addr, clock: reading, measuredOffsetS };
+        },
+      },
     ],
 
     faulted: () => managedNodes().some((n) => !running(n.handle)),
 
     async resetFaults() {
+      const moved = managedNodes().filter((n) => n.clock && (n.clock.target().offsetS !== 0 || n.clock.target().rate !== 1));
+      for (const n of moved) n.clock?.reset();
       await Promise.all(managedNodes().map((n) => startAgain(n)));
+      await Promise.all(moved.filter((n) => running(n.handle)).map((n) => clockApplied(n, { offsetS: 0, rate: 1 })));
     },
   };
 };

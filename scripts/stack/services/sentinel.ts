@@ -36,7 +36,7 @@ function fields(reply: unknown): Map<string, string> {
 }
 
 /** The primary the first Sentinel that answers names, if any does. */
-async function currentPrimary(sentinels: readonly MemberConfig[], master: string): Promise<{ host: string; port: number } | undefined> {
+export async function currentPrimary(sentinels: readonly MemberConfig[], master: string): Promise<{ host: string; port: number } | undefined> {
   for (const s of sentinels) {
     const reply = await redisReply(s.host, s.port, ["SENTINEL", "GET-MASTER-ADDR-BY-NAME", master], 300);
     if (Array.isArray(reply) && reply.length === 2) return { host: String(reply[0]), port: Number(reply[1]) };

@@ -10,8 +10,8 @@ import { clusterService, tcpExchange } from "../cluster";
 
 const ZOOKEEPER_JAR = "/usr/share/java/zookeeper.jar";
 export const ZOOKEEPER_TICK_MS = 200;
-const quorumPort = (m: MemberConfig) => 12887 + m.index;
-const electionPort = (m: MemberConfig) => 13887 + m.index;
+export const quorumPort = (m: MemberConfig) => 12887 + m.index;
+export const electionPort = (m: MemberConfig) => 13887 + m.index;
 
 export function zooCfg(m: MemberConfig, dir: string, members: readonly MemberConfig[]): string {
   return [
