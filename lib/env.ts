@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { processSingleton } from "./process-singleton";
 
 /**
  * Every setting the app reads from the environment, parsed once. Each address has the local
@@ -56,9 +55,11 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+let parsedEnv: Env | undefined;
+
 /** Parses the environment on first use; a bad variable names itself and what to set. */
 export function getEnv(): Env {
-  return processSingleton("env", parseEnv);
+  return (parsedEnv ??= parseEnv());
 }
 
 function parseEnv(): Env {

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import type Redis from "ioredis";
-import { processSingleton } from "./process-singleton";
 
 /**
  * A Lua script as a feature owns it: its text, its SHA1, how many of its arguments are keys, run by
@@ -28,7 +27,7 @@ export function redisScript(lua: string, numberOfKeys: number): RedisScript {
 }
 
 /** The scripts sent on each connection (a socket lives as long as its connection). */
-const sentOn = processSingleton("redis-script.sent-on", () => new WeakMap<object, Set<string>>());
+const sentOn = new WeakMap<object, Set<string>>();
 
 export async function runScript<T = unknown>(client: Redis, script: RedisScript, keys: readonly string[], args: readonly (string | number)[] = []): Promise<T> {
   if (keys.length !== script.numberOfKeys) throw new Error(`script expects ${script.numberOfKeys} keys, got ${keys.length}`);

@@ -2,7 +2,6 @@ import { now } from "./lease";
 import { acquireLocal, hasLocalWaiters } from "./local-queue";
 import { armExpiry, heldLockOf, type Lease, type SharedLock } from "./shared-lock";
 import type { HeldLock, LockOptions } from "./types";
-import { processSingleton } from "../process-singleton";
 
 /**
  * The local line, a wrapper a strategy opts into (token-lua, redlock and the safe lab variants do;
@@ -67,7 +66,7 @@ interface LineLease extends Lease {
 }
 
 /** The shared lock this process holds per resource, while its line passes it along. */
-const lines = processSingleton("locks.local-line.leases", () => new Map<string, LineLease>());
+const lines = new Map<string, LineLease>();
 
 /** The lease handed on by the previous holder of this line, or a freshly acquired one. */
 async function takeLease(resource: string, options: LockOptions, lock: SharedLock, deadline: number): Promise<LineLease> {
@@ -96,7 +95,7 @@ function canHandOn(resource: string, lease: LineLease): boolean {
 }
 
 /** Who waits for this process's line to let go of each resource's shared lock. */
-const letGoWaiters = processSingleton("locks.local-line.let-go", () => new Map<string, Set<() => void>>());
+const letGoWaiters = new Map<string, Set<() => void>>();
 
 function letGo(resource: string): void {
   lines.delete(resource);

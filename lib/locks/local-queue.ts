@@ -1,5 +1,4 @@
 import { LockBusyError } from "./types";
-import { processSingleton } from "../process-singleton";
 
 /**
  * An in-process FIFO mutex with a wait timeout. It is the whole `local` strategy, and the queue in
@@ -52,7 +51,7 @@ class LocalQueue {
   }
 }
 
-const queues = processSingleton("locks.local-queues", () => new Map<string, LocalQueue>());
+const queues = new Map<string, LocalQueue>();
 
 /** True while someone in this process's line for `resource` waits behind the current holder. */
 export function hasLocalWaiters(resource: string): boolean {

@@ -5,7 +5,6 @@ import type { LockClients } from "./clients";
 import { createReleaseSignals } from "./release-signal";
 import { createStrategies, type StrategyName } from "./strategies";
 import type { LockStrategy } from "./types";
-import { processSingleton } from "../process-singleton";
 
 export { STRATEGY_NAMES, isStrategyName, type StrategyName } from "./strategies";
 
@@ -22,7 +21,8 @@ export function appLockClients(): LockClients {
   };
 }
 
-const strategies = () => processSingleton("locks.strategies", () => createStrategies(appLockClients()));
+let built: Readonly<Record<StrategyName, LockStrategy>> | undefined;
+const strategies = () => (built ??= createStrategies(appLockClients()));
 
 /** The strategy called `name`, wired to the app's clients. */
 export function getStrategy(name: StrategyName): LockStrategy {

@@ -1,6 +1,5 @@
 import type Redis from "ioredis";
 import { redisScript, runScript } from "../redis-script";
-import { processSingleton } from "../process-singleton";
 
 /**
  * Lua scripts of the Redis lock strategies, owned here and run through the ground floor's one
@@ -82,7 +81,7 @@ export interface LockScripts {
   releaseReentrantLock(key: string, token: string, channel: string, ttlMs: number): Promise<number>;
 }
 
-const bound = processSingleton("locks.scripts", () => new WeakMap<Redis, LockScripts>());
+const bound = new WeakMap<Redis, LockScripts>();
 
 /** The lock scripts, run on `client` (any node, the Sentinel-managed primary, a test's own client). */
 export function lockScripts(client: Redis): LockScripts {

@@ -1,5 +1,4 @@
 import { LockUnavailableError } from "./types";
-import { processSingleton } from "../process-singleton";
 
 /**
  * A call to a lock service that may hang while the service has no quorum (ZooKeeper and etcd queue
@@ -29,7 +28,7 @@ export async function serviceCall<T>(what: string, timeoutMs: number, call: () =
 }
 
 /** Services whose last call timed out, and until when the next calls fail at once. */
-const unanswered = processSingleton("locks.services-unanswered", () => new Map<string, number>());
+const unanswered = new Map<string, number>();
 const UNANSWERED_MS = 1000;
 
 /** The longest one call to a lock service may take before the buyer is answered 503. */

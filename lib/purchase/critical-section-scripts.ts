@@ -1,7 +1,6 @@
 import type Redis from "ioredis";
 import { redisScript, runScript, type RedisScript } from "../redis-script";
 import { STREAM_CAP } from "../sale/keys";
-import { processSingleton } from "../process-singleton";
 
 /**
  * The critical section's Lua (see critical-section.ts for what each guard is for). Every script
@@ -245,7 +244,7 @@ export interface CriticalSectionScripts {
   giveBackUnit: Script;
 }
 
-const bound = processSingleton("purchase.scripts", () => new WeakMap<Redis, CriticalSectionScripts>());
+const bound = new WeakMap<Redis, CriticalSectionScripts>();
 
 /** The critical section's scripts on `client`, each called with its keys, then its arguments. */
 export function scripts(client: Redis): CriticalSectionScripts {

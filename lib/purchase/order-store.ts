@@ -1,6 +1,5 @@
 import type { PoolClient } from "pg";
 import { getPool } from "../db";
-import { processSingleton } from "../process-singleton";
 import { getRedis } from "../redis";
 import { saleCounterKeys } from "../sale/keys";
 
@@ -79,7 +78,7 @@ interface Breaker {
   readonly watchedPools: WeakSet<object>;
 }
 
-const breaker = processSingleton("purchase.order-store-breaker", (): Breaker => ({ downSince: 0, nextProbeAt: 0, watchedPools: new WeakSet() }));
+const breaker: Breaker = { downSince: 0, nextProbeAt: 0, watchedPools: new WeakSet() };
 
 export function noteOrderStoreDown(): void {
   if (!breaker.downSince) breaker.downSince = Date.now();

@@ -8,14 +8,13 @@ import { releaseChannel } from "../release-signal";
 import { ACQUIRED, lockScripts } from "../scripts";
 import { lockKey } from "../keys";
 import type { LockStrategy } from "../types";
-import { processSingleton } from "../../process-singleton";
 
 /**
  * Lab variant: a reentrant token lock, as Redisson does it — the lock is a hash {token: holds}.
  * A holder that calls another locked step on the same resource takes it again (the count goes
  * up) instead of waiting for itself; each release counts down and the last one deletes it.
  */
-const holding = processSingleton("locks.reentrant-holding", () => new AsyncLocalStorage<Map<string, string>>());
+const holding = new AsyncLocalStorage<Map<string, string>>();
 
 export const createTokenReentrant = (clients: LockClients): LockStrategy => ({
   name: "token-reentrant",
