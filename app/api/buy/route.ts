@@ -47,7 +47,7 @@ export async function POST(request: Request): Promise<Response> {
     const response = errorResponse(error, { instance });
     response.headers.set("x-instance", instance);
     response.headers.set("x-request-id", requestId);
-    return done(response, { code: (error as { code?: string }).code ?? "error" });
+    return done(response, { code: (error as { code?: string }).code ?? "error", reason: (error as Error).message?.slice(0, 300) });
   }
 }
 
