@@ -2,7 +2,7 @@ import { getEnv } from "../env";
 import type { FaultAction } from "./fault-action";
 import { CLUSTER_SERVICES, type ClusterService } from "./members";
 import { clearFault, getFaults, setFault, type FaultDelays } from "./faults";
-import { getStackStatus, stackControl, type StackStatus } from "../stack/control";
+import { getNetwork, getStackStatus, stackControl, type ClockStatus, type Cut, type NetworkStatus, type StackStatus } from "../stack/control";
 
 export interface ActiveFaults {
   readonly delays: FaultDelays;
@@ -11,6 +11,10 @@ export interface ActiveFaults {
   readonly stoppedApps: string[];
   /** Members of the lock services' clusters that are stopped or paused. */
   readonly members: { readonly service: ClusterService; readonly index: number; readonly addr: string; readonly state: "stopped" | "paused" }[];
+  /** The cuts in force (a grudge), and the links the stack can cut (empty when it cannot: not root, no nft). */
+  readonly network: Pick<NetworkStatus, "available" | "reason" | "cuts" | "clients" | "servers">;
+  /** Redis nodes whose clock is moved: how far ahead and how fast. */
+  readonly clocks: readonly { readonly node: number; readonly clock: ClockStatus }[];
   /** False when the stack runner's control API does not answer (faults unknown). */
   readonly stackReachable: boolean;
   readonly any: boolean;
@@ -18,7 +22,11 @@ export interface ActiveFaults {
 
 /** Every fault in force right now, for the dashboard's always-visible faults panel. */
 export async function getActiveFaults(): Promise<ActiveFaults> {
-  const [delays, status] = await Promise.all([getFaults(), getStackStatus().catch((): StackStatus | undefined => undefined)]);
+  const [delays, status, network] = await Promise.all([
+    getFaults(),
+    getStackStatus().catch((): StackStatus | undefined => undefined),
+    getNetwork().catch((): NetworkStatus | undefined => undefined),
+  ]);
   const stoppedRedisNodes = status?.redis.filter((node) => !node.up).map((node) => node.index) ?? [];
   const pausedApps = status?.apps.filter((app) => app.state === "paused").map((app) => app.instance) ?? [];
   const stoppedApps = status?.apps.filter((app) => app.state === "stopped").map((app) => app.instance) ?? [];
@@ -27,8 +35,21 @@ export async function getActiveFaults(): Promise<ActiveFaults> {
       const state = m.paused ? "paused" : m.pid === null ? "stopped" : undefined;
       return state ? [{ service, index: m.index, addr: m.addr, state } as const] : [];
     }));
-  const any = Object.keys(delays).length > 0 || stoppedRedisNodes.length > 0 || pausedApps.length > 0 || stoppedApps.length > 0 || members.length > 0;
-  return { delays, stoppedRedisNodes, pausedApps, stoppedApps, members, stackReachable: Boolean(status), any };
+  const clocks = (status?.redis ?? []).flatMap((node) =>
+    node.clock && (node.clock.offsetS !== 0 || node.clock.rate !== 1) ? [{ node: node.index, clock: node.clock }] : []);
+  const cuts: readonly Cut[] = network?.cuts ?? [];
+  const any = Object.keys(delays).length > 0 || stoppedRedisNodes.length > 0 || pausedApps.length > 0 || stoppedApps.length > 0 || members.length > 0
+    || cuts.length > 0 || clocks.length > 0;
+  return {
+    delays, stoppedRedisNodes, pausedApps, stoppedApps, members, clocks,
+    network: {
+      available: network?.available ?? false,
+      ...(network?.reason ? { reason: network.reason } : network ? {} : { reason: "the stack runner does not answer" }),
+      cuts, clients: network?.clients ?? [], servers: network?.servers ?? [],
+    },
+    stackReachable: Boolean(status),
+    any,
+  };
 }
 
 /** True when the action would stop or freeze the instance that runs it (do it after answering). */
@@ -54,5 +75,15 @@ export async function applyFaultAction(action: FaultAction): Promise<void> {
       return clearFault(action.point);
     case "member":
       return void (await stackControl(`/${action.service}/${action.member}/${action.op}`));
+    case "grudge":
+      return void (await stackControl("/network/grudge", "POST", { cuts: action.cuts }));
+    case "heal":
+      return void (await stackControl("/network/heal"));
+    case "clock":
+      return void (await stackControl(`/redis/${action.node}/clock`, "POST", { jumpS: action.jumpS }));
+    case "clock-rate":
+      return void (await stackControl(`/redis/${action.node}/clock`, "POST", { rate: action.rate }));
+    case "clock-reset":
+      return void (await stackControl(`/redis/${action.node}/clock`, "POST", { reset: true }));
   }
 }

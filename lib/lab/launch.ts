@@ -15,6 +15,8 @@ export function launchLabRun(labRunId: number): void {
     stdio: ["ignore", log, log],
     env: { ...process.env, NODE_OPTIONS: "" },
     detached: true,
+    // The runner is no app instance: a card that cuts this instance's links (its group id's) must not cut the runner's.
+    ...(process.getuid?.() === 0 ? { gid: 0 } : {}),
   });
   // The child has its own copy of the log's descriptor now; this instance's would stay open for good.
   closeSync(log);

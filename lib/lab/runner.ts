@@ -1,6 +1,6 @@
 import { getDb } from "../db";
 import { getEnv } from "../env";
-import { getRedis, getRedisNodes } from "../redis";
+import { getRedis } from "../redis";
 import { resetConfig, setNestedLock, updateConfig } from "../sale/config";
 import { lockKey } from "../locks/keys";
 import { SKU } from "../sale/keys";
@@ -9,12 +9,12 @@ import { clearLocks, getCurrentSale, getSaleStats, resetSale } from "../sale/sal
 import { burst, type BurstResult } from "./burst";
 import { clearFaults, setFault } from "./faults";
 import { finishLabRun, getLabRun, saveLabRun, type CaseOutcome, type LabRunRecord } from "./lab-runs";
-import { ALL_PITFALLS, type LabCase, type LabStep, type Pitfall, type Via } from "./scenario-types";
+import { ALL_PITFALLS, type LabCase, type LabStep, type Pitfall, type Via, type WaitFor } from "./scenario-types";
 import { findScenario } from "./scenarios";
 import { getStackStatus, stackControl } from "../stack/control";
 import { recordFault } from "../timeline/faults";
 import { untilNginxSeesInstances } from "./rotation";
-import { endReplicationHold, failOver, holdReplication } from "./sentinel-faults";
+import { awaitNewPrimary, endReplicationHold, failOver, holdReplication, sentinelPairSettled, sentinelPrimary, setMinReplicas } from "./sentinel-faults";
 import { keepTimeline } from "../timeline/store";
 
 /**
@@ -39,25 +39,36 @@ export async function resetLab(): Promise<void> {
   const before = await getStackStatus().catch(() => undefined);
   await stackControl("/reset-faults");
   await endReplicationHold();
+  await setMinReplicas(0, 10);
   await clearLocks();
   const restarted = before?.redis.some((node) => !node.up) || before?.apps.some((app) => app.state !== "running");
   // The app instances' clients reconnect to restarted nodes in the background.
   if (restarted) await sleep(800);
 }
 
-async function waitUntil(what: "holder-inside" | "lock-held", timeoutMs: number, orGoOn = false): Promise<void> {
+async function instancesReady(): Promise<boolean> {
+  const answers = await Promise.all((["app-1", "app-2"] as const).map((via) =>
+    fetch(new URL("/api/ready", baseUrl(via)), { signal: AbortSignal.timeout(3000) }).then((r) => r.ok, () => false)));
+  return answers.every(Boolean);
+}
+
+async function waitUntil(what: WaitFor, timeoutMs: number, orGoOn = false): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const ready = what === "lock-held"
-      ? (await getRedis().exists(lockKey(SKU))) === 1
-      : (await getSaleStats()).holdersNow > 0;
+    const ready = what === "lock-held" ? (await getRedis().exists(lockKey(SKU))) === 1
+      : what === "instances-ready" ? await instancesReady()
+      : what === "sentinel-pair-settled" ? await sentinelPairSettled()
+      : what === "no-holder-inside" ? (await getSaleStats().catch(() => undefined))?.holdersNow === 0
+      : ((await getSaleStats().catch(() => undefined))?.holdersNow ?? 0) > 0;
     if (ready) return;
-    await sleep(20);
+    await sleep(what === "instances-ready" || what === "sentinel-pair-settled" ? 200 : 20);
   }
   if (!orGoOn) throw new Error(`timed out waiting until ${what}`);
 }
 
 interface CaseState {
+  /** The Sentinel-managed primary when the case began (for cases that wait for a failover). */
+  primaryAtStart?: string;
   background: Promise<BurstResult>[];
   loads: BurstResult[];
   lastForeground?: BurstResult;
@@ -94,12 +105,16 @@ async function runStep(step: LabStep, state: CaseState, prefix: string): Promise
     case "start-redis":
       for (const node of step.nodes) await stackControl(`/redis/${node}/start`);
       return;
-    case "jump-clock": {
-      const node = getRedisNodes()[step.node - 1];
-      if (!node) throw new Error(`no Redis node ${step.node}`);
-      await node.pexpire(lockKey(SKU), step.ms);
+    case "jump-clock":
+      // The runner answers once the node's TIME shows the jump (scripts/stack/services/redis.ts).
+      await stackControl(`/redis/${step.node}/clock`, "POST", { jumpS: step.jumpS });
       return;
-    }
+    case "cut":
+      await stackControl("/network/grudge", "POST", { cuts: step.cuts });
+      return;
+    case "heal":
+      await stackControl("/network/heal");
+      return;
     case "sleep":
       await sleep(step.ms);
       return;
@@ -110,6 +125,11 @@ async function runStep(step: LabStep, state: CaseState, prefix: string): Promise
       return holdReplication(step.ms);
     case "fail-over":
       return failOver(step.timeoutMs);
+    case "await-failover":
+      if (!state.primaryAtStart) throw new Error("await-failover needs the primary the case started with");
+      return awaitNewPrimary(state.primaryAtStart, step.timeoutMs);
+    case "min-replicas":
+      return setMinReplicas(step.replicas, step.maxLagS);
   }
 }
 
@@ -140,7 +160,11 @@ export async function runCase(labCase: LabCase, prefix: string, onSale?: (saleId
   for (const fault of labCase.faults ?? []) await recordFault("fault-start", `delay ${fault.ms} ms at ${fault.point}`);
   await onSale?.(sale.id);
 
-  const state: CaseState = { background: [], loads: [], maxPgConnections: 0 };
+  const waitsForFailover = labCase.steps.some((step) => step.do === "await-failover");
+  const state: CaseState = {
+    background: [], loads: [], maxPgConnections: 0,
+    ...(waitsForFailover ? { primaryAtStart: await sentinelPrimary() } : {}),
+  };
   const sampling = new AbortController();
   const sampler = samplePgConnections(state, sampling.signal);
   try {

@@ -13,17 +13,22 @@ export type LabStep =
   /** `buyers` one-shot purchases, `concurrency` at a time; waits for all answers. */
   | { readonly do: "load"; readonly via: Via; readonly buyers: number; readonly concurrency: number; readonly background?: boolean }
   /**
-   * Waits until a buyer is inside the critical section, or until the lock key exists on node 1.
-   * Past `timeoutMs` the case fails, unless `orGoOn` (a case where, by design, that may never come).
+   * Waits until a buyer is inside the critical section, until nobody is (a write held in the
+   * network has landed), until the lock key exists on node 1, or until both app instances say they
+   * are ready (every server the strategy needs answers them: /api/ready). Past `timeoutMs` the case
+   * fails, unless `orGoOn` (a case where, by design, that may never come).
    */
-  | { readonly do: "wait-until"; readonly what: "holder-inside" | "lock-held"; readonly timeoutMs: number; readonly orGoOn?: boolean }
+  | { readonly do: "wait-until"; readonly what: WaitFor; readonly timeoutMs: number; readonly orGoOn?: boolean }
   /** SIGKILL an app instance (the stack runner restarts it and answers once it is ready). */
   | { readonly do: "kill-app"; readonly app: 1 | 2 }
   | { readonly do: "clear-faults" }
   | { readonly do: "stop-redis"; readonly nodes: readonly number[] }
   | { readonly do: "start-redis"; readonly nodes: readonly number[] }
-  /** A node's clock jumps ahead: the lock key's remaining TTL on that node is cut to `ms`. */
-  | { readonly do: "jump-clock"; readonly node: number; readonly ms: number }
+  /** A Redis node's real wall clock (libfaketime) jumps by `jumpS` seconds: its keys' expiries follow it. */
+  | { readonly do: "jump-clock"; readonly node: number; readonly jumpS: number }
+  /** A grudge: these links cut (real packet drops), replacing any cuts before; `heal` lifts them all. */
+  | { readonly do: "cut"; readonly cuts: readonly LabCut[] }
+  | { readonly do: "heal" }
   | { readonly do: "sleep"; readonly ms: number }
   /** Waits for every background load to finish. */
   | { readonly do: "await-load" }
@@ -34,10 +39,23 @@ export type LabStep =
 
 /** The Sentinel pair's faults (lib/lab/sentinel-faults.ts). */
 export type SentinelStep =
+  /** Waits (bounded) until the Sentinels name another primary than the one of the case's start. */
+  | { readonly do: "await-failover"; readonly timeoutMs: number }
+  /** `min-replicas-to-write` on both members of the pair (0 turns it off); `maxLagS`: min-replicas-max-lag. */
+  | { readonly do: "min-replicas"; readonly replicas: number; readonly maxLagS: number }
   /** `CLIENT PAUSE ms WRITE` on the replica: it answers the Sentinels but applies no replication meanwhile. */
   | { readonly do: "hold-replication"; readonly ms: number }
   /** SIGKILL the primary, wait (bounded) until the Sentinels have promoted the replica, start the old one as a replica. */
   | { readonly do: "fail-over"; readonly timeoutMs: number };
+
+/** One cut of a grudge, in the stack runner's names (app-1, redis-3, primary, sentinel-2, zookeeper-1, etcd-2-peer…). */
+export interface LabCut {
+  readonly client: string;
+  readonly server: string;
+  readonly direction?: "both" | "to-server" | "to-client";
+}
+
+export type WaitFor = "holder-inside" | "no-holder-inside" | "lock-held" | "instances-ready" | "sentinel-pair-settled";
 
 export interface LabCase {
   readonly id: string;
@@ -60,7 +78,8 @@ export interface LabCase {
 }
 
 export interface LabScenario {
-  readonly id: number | "reentrancy" | "db-lease" | "failover" | "zk-session" | "etcd-lease" | "cp-quorum";
+  readonly id: number | "reentrancy" | "db-lease" | "failover" | "zk-session" | "etcd-lease" | "cp-quorum"
+    | "write-in-flight" | "redlock-partition" | "zk-cut-off" | "etcd-minority" | "split-brain";
   readonly title: string;
   readonly tried: string;
   readonly predict: string;

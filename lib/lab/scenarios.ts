@@ -1,3 +1,4 @@
+import { NETWORK_SCENARIOS } from "./scenarios-network";
 import { SERVICE_SCENARIOS } from "./scenarios-services";
 import type { LabScenario, LabStep, Via } from "./scenario-types";
 
@@ -162,20 +163,20 @@ export const SCENARIOS: readonly LabScenario[] = [
   {
     id: 10,
     title: "Redlock: a clock jumps on one node",
-    tried: "The lock key's remaining TTL is cut to 1 ms on one node (its clock jumped ahead) while the lock is held.",
+    tried: "While the lock is held, node 3's real wall clock jumps 10 s ahead (libfaketime): its copy of the lock, with a 6 s TTL, expires at once.",
     predict: "Redlock's validity check only covers the time spent acquiring: it cannot see a node expiring early. If that node was part of a bare majority, a second holder gets in; with all five holding, the majority survives one jump.",
     cases: [
       { id: "bare-majority", label: "held on nodes 1–3 only, node 3 jumps", expect: "pitfall", strategy: "redlock",
         lockTtlMs: 6000, waitTimeoutMs: 8000, workMs: 2500, initialStock: 5,
         steps: [{ do: "stop-redis", nodes: [4, 5] },
           { do: "load", via: "app-1", buyers: 1, concurrency: 1, background: true }, { do: "wait-until", what: "holder-inside", timeoutMs: 3000 },
-          { do: "start-redis", nodes: [4, 5] }, { do: "jump-clock", node: 3, ms: 1 }, { do: "sleep", ms: RECONNECT_MS },
+          { do: "start-redis", nodes: [4, 5] }, { do: "jump-clock", node: 3, jumpS: 10 }, { do: "sleep", ms: RECONNECT_MS },
           { do: "load", via: "app-2", buyers: 1, concurrency: 1, background: true }, { do: "await-load" }],
         watch: ["two-holders", "double-sold"] },
       { id: "full-majority", label: "held on all five nodes, node 3 jumps", expect: "fix", strategy: "redlock",
         lockTtlMs: 6000, waitTimeoutMs: 8000, workMs: 2500, initialStock: 5,
         steps: [{ do: "load", via: "app-1", buyers: 1, concurrency: 1, background: true }, { do: "wait-until", what: "holder-inside", timeoutMs: 3000 },
-          { do: "jump-clock", node: 3, ms: 1 }, { do: "sleep", ms: 20 },
+          { do: "jump-clock", node: 3, jumpS: 10 },
           { do: "load", via: "app-2", buyers: 1, concurrency: 1, background: true }, { do: "await-load" }],
         watch: ["two-holders", "oversell", "double-sold", "lost-stock"] },
     ],
@@ -207,6 +208,7 @@ export const SCENARIOS: readonly LabScenario[] = [
     ],
   },
   ...SERVICE_SCENARIOS,
+  ...NETWORK_SCENARIOS,
   {
     id: 12,
     title: "No lock needed: one atomic decrement",

@@ -116,3 +116,33 @@ async function awaitFailover(previous: string, timeoutMs: number): Promise<void>
   }
   throw new Error(`the Sentinels promoted no replica within ${timeoutMs} ms`);
 }
+
+/** Waits until the Sentinels name a primary other than `previous` (a failover they decided themselves). */
+export function awaitNewPrimary(previous: string, timeoutMs: number): Promise<void> {
+  return awaitFailover(previous, timeoutMs);
+}
+
+/**
+ * `min-replicas-to-write` and `min-replicas-max-lag` on every member of the pair: a primary with
+ * fewer replicas than that acknowledging within the lag refuses writes (NOREPLICAS). 0 turns it off.
+ */
+export async function setMinReplicas(replicas: number, maxLagS: number): Promise<void> {
+  await Promise.all(getEnv().SENTINEL_REDIS.map((address) =>
+    once(address, (c) => c.config("SET", "min-replicas-to-write", String(replicas), "min-replicas-max-lag", String(maxLagS))).catch(() => undefined)));
+  if (replicas > 0) await recordFault("fault-start", `min-replicas-to-write ${replicas}, max lag ${maxLagS} s on the Sentinel pair`).catch(() => {});
+}
+
+/**
+ * True once the pair agrees with the Sentinels: the member they name reports itself a primary, and
+ * every other member replicates from it with its link up. After a partition heals, the old primary
+ * is demoted only when the Sentinels reach it again, some seconds later; until then a client may
+ * still write to it.
+ */
+export async function sentinelPairSettled(): Promise<boolean> {
+  const primary = await sentinelPrimary().catch(() => undefined);
+  if (!primary) return false;
+  const roles = await Promise.all(getEnv().SENTINEL_REDIS.map((address) =>
+    once(address, (c) => c.info("replication")).then((info) => ({ address, info: String(info) }), () => ({ address, info: "" }))));
+  return roles.every(({ address, info }) =>
+    address === primary ? /role:master/.test(info) : /role:slave/.test(info) && /master_link_status:up/.test(info) && info.includes(`master_port:${primary.split(":")[1]}`));
+}

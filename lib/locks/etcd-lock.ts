@@ -58,6 +58,8 @@ export function etcdLock(clients: LockClients, resource: string, options: LockOp
   return {
     kind: `etcd:${ttlSeconds}:${lockDelayMs}:${options.epoch ?? 0}`,
     handOn: false,
+    // Unfenced, as the recipe is usually written: the holder trusts its lock until told otherwise.
+    ...(!variant.fenced && !variant.sequencer && { checked: false }),
     async acquire(deadline) {
       const etcd = clients.services().etcd();
       let sentAt = now();

@@ -6,7 +6,7 @@ import { lineLetGo, withLocalLine } from "./local-line";
 import { releaseChannel } from "./release-signal";
 import { ACQUIRED, lockScripts } from "./scripts";
 import { holdSharedLock, type SharedLock } from "./shared-lock";
-import { lockKey } from "./keys";
+import { lockKey, storeFenceKey } from "./keys";
 import type Redis from "ioredis";
 import { LockUnavailableError, type LockOptions, type LockStrategy } from "./types";
 
@@ -32,6 +32,12 @@ export interface TokenLockVariant {
   readonly server?: "node-1" | "sentinel";
   /** The lock counts only once `WAIT 1` says a replica has it (Redisson's plain lock does this). */
   readonly replicaAck?: boolean;
+  /**
+   * Take the fencing token from a counter on node 1, the stock's own node, once the lock is had:
+   * for a lock whose own server cannot count for everyone (a Sentinel-managed primary that may be
+   * one of two after a split brain, each with its own counter).
+   */
+  readonly fenceFromStore?: boolean;
 }
 
 /** How long an acquire waits for a replica to confirm the lock before giving up as unavailable. */
@@ -44,7 +50,12 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
     lab: variant.lab,
     localLine: variant.localLine ? (handsOn(variant) ? "hand-off" : "queue") : undefined,
     ...(variant.localLine && { whenLetGo: (resource: string) => lineLetGo(resource) }),
-    ...(variant.server === "sentinel" && { readiness: () => [["sentinel primary", () => clients.services().sentinel().ping()]] as const }),
+    // A lock is a write: only a write shows the client is on the primary the Sentinels name now (a
+    // replica answers a ping too). One that reaches a demoted primary gets READONLY, and the client
+    // reconnects through the Sentinels.
+    ...(variant.server === "sentinel" && {
+      readiness: () => [["sentinel primary", () => clients.services().sentinel().set("locklab:ready:sentinel", "1", "PX", 5000)]] as const,
+    }),
     withLock(resource, options, critical) {
       const lock = tokenLock(clients, resource, options, variant);
       return variant.localLine ? withLocalLine(resource, options, lock, critical) : holdSharedLock(options, lock, critical);
@@ -56,7 +67,7 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
  * The lab's unlock variants must really unlock every time for their race to show, and every
  * fenced write must carry a token of its own acquisition: only the plain token lock hands on.
  */
-const handsOn = (variant: TokenLockVariant) => variant.unlock === "lua" && !variant.fencing && !variant.watchdog;
+const handsOn = (variant: TokenLockVariant) => variant.unlock === "lua" && !variant.fencing && !variant.fenceFromStore && !variant.watchdog;
 
 function tokenLock(clients: LockClients, resource: string, options: LockOptions, variant: TokenLockVariant): SharedLock {
   const server = variant.server === "sentinel" ? clients.services().sentinel() : clients.redis();
@@ -87,6 +98,7 @@ function tokenLock(clients: LockClients, resource: string, options: LockOptions,
         if (answer === ACQUIRED) return { acquired: true };
         return { acquired: false, holderTtlMs: answer < 0 ? Infinity : answer };
       });
+      if (variant.fenceFromStore) fencingToken = await clients.redis().incr(storeFenceKey(resource));
       return leaseEnd(sentAt, options.ttlMs);
     },
     release: () => {
@@ -100,7 +112,7 @@ function tokenLock(clients: LockClients, resource: string, options: LockOptions,
         return (await redis.renewTokenLock(key, token, options.ttlMs)) === 1;
       },
     }),
-    ...(variant.fencing && { fencingToken: () => fencingToken }),
+    ...((variant.fencing || variant.fenceFromStore) && { fencingToken: () => fencingToken }),
   };
 }
 

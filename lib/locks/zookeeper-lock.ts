@@ -120,6 +120,8 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
   return {
     kind: `zookeeper:${sessionMs}:${lockDelayMs}:${options.epoch ?? 0}`,
     handOn: false,
+    // Unfenced, as the recipe is usually written: the holder trusts its lock until told otherwise.
+    ...(!variant.fenced && !variant.sequencer && { checked: false }),
     async acquire(deadline) {
       const c = await serviceCall("zookeeper connect", SERVICE_CALL_MS, () => clients.services().zookeeper(sessionMs));
       client = c;

@@ -21,7 +21,8 @@ export function launchDriver(run: RunRecord, reportToken: string): void {
   const child = spawn(
     process.execPath,
     [script, "--url", getEnv().PUBLIC_URL, "--vus", String(run.vus), ...bound, ...openModel(run), "--run", String(run.id), "--token", reportToken, "--quiet"],
-    { stdio: ["ignore", log, log], env: { ...process.env, NODE_OPTIONS: "" } },
+    // The load driver is no app instance: a cut of this instance's links (its group id's) must not cut its buyers.
+    { stdio: ["ignore", log, log], env: { ...process.env, NODE_OPTIONS: "" }, ...(process.getuid?.() === 0 ? { gid: 0 } : {}) },
   );
   // The child has its own copy of the log's descriptor now; this instance's would stay open for good.
   closeSync(log);

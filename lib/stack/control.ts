@@ -1,5 +1,5 @@
 import { getEnv } from "../env";
-import { faultOfControlPath, recordFault } from "../timeline/faults";
+import { faultsOfControlCall, recordFault } from "../timeline/faults";
 import { AppError } from "../errors";
 
 /**
@@ -12,14 +12,47 @@ export class StackControlError extends AppError {
   readonly code = "stack_control_unavailable";
 }
 
+/** The stack runner refused a request as given (422, 409): its status and code pass through. */
+export class StackControlRefusedError extends AppError {
+  override name = "StackControlRefusedError";
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
 /** A lock service's cluster in the stack runner's /status (scripts/stack/cluster.ts). */
 export interface ClusterStatus {
   serves: boolean;
   members: { index: number; addr: string; up: boolean; paused: boolean; pid: number | null }[];
 }
 
+/** One cut of a grudge (scripts/stack/network.ts): the client's traffic to the server dropped, one way or both. */
+export interface Cut {
+  readonly client: string;
+  readonly server: string;
+  readonly direction: "both" | "to-server" | "to-client";
+}
+
+/** The stack runner's GET /network: the links it can cut and the cuts in force. */
+export interface NetworkStatus {
+  readonly available: boolean;
+  readonly reason?: string;
+  readonly cuts: readonly Cut[];
+  readonly since?: string | null;
+  readonly clients: readonly { readonly name: string; readonly gid: number }[];
+  readonly servers: readonly { readonly name: string; readonly ports: readonly number[] }[];
+  readonly aliases?: Readonly<Record<string, string>>;
+}
+
+/** A Redis node's wall clock under libfaketime: how far ahead it is and how fast it runs. */
+export interface ClockStatus {
+  readonly offsetS: number;
+  readonly rate: number;
+}
+
 export interface StackStatus {
-  redis: { index: number; addr: string; up: boolean; managed: boolean }[];
+  redis: { index: number; addr: string; up: boolean; managed: boolean; clock?: ClockStatus | null }[];
+  network?: { cuts: readonly Cut[]; available?: boolean };
   "sentinel-redis"?: ClusterStatus;
   sentinel?: ClusterStatus;
   zookeeper?: ClusterStatus;
@@ -30,23 +63,27 @@ export interface StackStatus {
   nginx: { up: boolean; lan?: boolean; storeUrls?: string[]; adminFromLan?: boolean };
 }
 
-export async function stackControl<T = unknown>(path: string, method: "GET" | "POST" = "POST"): Promise<T> {
+export async function stackControl<T = unknown>(path: string, method: "GET" | "POST" = "POST", body?: unknown): Promise<T> {
   const env = getEnv();
   let response: Response;
   try {
     response = await fetch(`${env.STACK_CONTROL_URL}${path}`, {
       method,
-      headers: { "x-stack-token": env.STACK_CONTROL_TOKEN },
+      headers: { "x-stack-token": env.STACK_CONTROL_TOKEN, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(60_000),
     });
   } catch (error) {
     throw new StackControlError(`the stack runner's control API does not answer (${(error as Error).message}); start the stack with npm run demo`);
   }
-  const body = (await response.json().catch(() => ({}))) as T & { message?: string };
-  if (!response.ok) throw new StackControlError(`stack control ${path}: ${response.status} ${body.message ?? ""}`.trim());
-  const fault = method === "POST" ? faultOfControlPath(path) : undefined;
-  if (fault) await recordFault(fault.kind, fault.note).catch(() => {});
-  return body;
+  const answer = (await response.json().catch(() => ({}))) as T & { message?: string; code?: string };
+  // The runner refused what was asked (an unknown link, a bad clock change): the caller's mistake, said as the runner said it.
+  if (response.status === 409 || response.status === 422) throw new StackControlRefusedError(response.status, answer.code ?? "refused", answer.message ?? `stack control ${path} refused`);
+  if (!response.ok) throw new StackControlError(`stack control ${path}: ${response.status} ${answer.message ?? ""}`.trim());
+  const faults = method === "POST" ? faultsOfControlCall(path, body) : [];
+  for (const fault of faults) await recordFault(fault.kind, fault.note, fault.instance).catch(() => {});
+  return answer;
 }
 
 export const getStackStatus = () => stackControl<StackStatus>("/status", "GET");
+export const getNetwork = () => stackControl<NetworkStatus>("/network", "GET");

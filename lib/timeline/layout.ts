@@ -31,7 +31,8 @@ export interface Layout {
   /** Time span of the events, µs. */
   readonly start: number;
   readonly end: number;
-  readonly faults: readonly { readonly from: number; readonly to: number; readonly note: string }[];
+  /** `instance`: the app instance whose lanes the fault affects (a cut of its links); absent, every lane. */
+  readonly faults: readonly { readonly from: number; readonly to: number; readonly note: string; readonly instance?: string }[];
   /** Redlock: one row per Redis node, below the lanes; empty when no acquire recorded votes. */
   readonly nodes: readonly NodeRow[];
 }
@@ -257,20 +258,25 @@ export function scrollTopFor(
   return Math.min(Math.max(span.top - margin, 0), max);
 }
 
-/** Fault bands: each start paired with the next end of the same subject (or "every fault put back"). */
+/**
+ * Fault bands: each start paired with the next end of the same subject ("Redis node 3 stopped" with
+ * "Redis node 3 started", a clock moved with its reset), every cut with the heal, and everything
+ * with "every fault put back".
+ */
 export function faultBands(events: readonly TimelineEvent[], end: number): Layout["faults"] {
-  const subject = (note = "") => note.replace(/ (stopped|started|paused|resumed|killed)$/, "");
-  const open: { from: number; note: string }[] = [];
-  const bands: { from: number; to: number; note: string }[] = [];
+  const subject = (note = "") => note.replace(/ (stopped|started|paused|resumed|killed)$/, "").replace(/'s clock .*$/, "'s clock");
+  const open: { from: number; note: string; instance?: string }[] = [];
+  const bands: { from: number; to: number; note: string; instance?: string }[] = [];
   for (const event of events) {
-    if (event.kind === "fault-start") open.push({ from: event.atUs, note: event.note ?? "fault" });
+    if (event.kind === "fault-start") open.push({ from: event.atUs, note: event.note ?? "fault", ...(event.instance ? { instance: event.instance } : {}) });
     if (event.kind !== "fault-end") continue;
     const all = event.note === "every fault put back";
+    const heal = event.note === "every link healed";
     for (let index = open.length - 1; index >= 0; index -= 1) {
-      if (all || subject(open[index]!.note) === subject(event.note)) {
+      if (all || (heal && open[index]!.note.startsWith("cut ")) || subject(open[index]!.note) === subject(event.note)) {
         bands.push({ ...open[index]!, to: event.atUs });
         open.splice(index, 1);
-        if (!all) break;
+        if (!all && !heal) break;
       }
     }
   }

@@ -337,10 +337,13 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   // Sessions and leases are kept alive while the holder works; without a quorum there is no lock.
   zookeeper: [{ ...TOKEN, lease: false, renews: true }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
   etcd: [{ ...TOKEN, lease: false, renews: true }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
-  "zookeeper-unfenced": [{ ...TOKEN, lease: false, renews: true }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
-  "etcd-unfenced": [{ ...TOKEN, lease: false, renews: true }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
+  // As the recipes are usually written: the holder trusts its lock, so no time left is offered to check.
+  "zookeeper-unfenced": [{ ...TOKEN, lease: false, renews: true, checked: false }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
+  "etcd-unfenced": [{ ...TOKEN, lease: false, renews: true, checked: false }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
   "zookeeper-sequencer": [{ ...TOKEN, lease: false, renews: true }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
   "etcd-sequencer": [{ ...TOKEN, lease: false, renews: true }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
+  "redlock-fenced": [TOKEN, { stop: ["/redis/3/stop", "/redis/4/stop", "/redis/5/stop"] }],
+  "sentinel-fenced": [TOKEN, { stop: ["/sentinel-redis/1/pause", "/sentinel-redis/2/pause"] }],
 };
 
 for (const name of STRATEGY_NAMES) runLockContract(name, CONTRACTS[name][0], CONTRACTS[name][1]);

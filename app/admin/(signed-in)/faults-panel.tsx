@@ -2,6 +2,8 @@
 
 import { useCallback, useEffect, useState } from "react";
 import type { ActiveFaults } from "@/lib/lab/fault-actions";
+import { ClockControls } from "./clock-controls";
+import { LinkGrid } from "./link-grid";
 import { MemberControls, SERVICE_LABELS } from "./member-controls";
 
 /** Every fault in force, always on screen while one is, with one button to undo them all. */
@@ -38,6 +40,10 @@ export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
   }
 
   const delays = Object.entries(faults.delays);
+  const done = (next: ActiveFaults | undefined, text: string) => {
+    if (next) setFaults(next);
+    setMessage(text);
+  };
   return (
     <section className={`card faults${faults.any ? " active" : ""}`} aria-label="Faults" data-testid="faults-panel">
       <div className="toolbar">
@@ -56,9 +62,20 @@ export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
             <li key={`${m.service}-${m.index}`}>{SERVICE_LABELS[m.service]} {m.index} ({m.addr}) is {m.state}</li>
           ))}
           {delays.map(([point, ms]) => <li key={point}>{ms} ms delay at <code>{point}</code></li>)}
+          {faults.network.cuts.map((cut) => (
+            <li key={`cut-${cut.client}-${cut.server}`} data-testid="cut-in-force">
+              link {cut.client} {cut.direction === "both" ? "⇹" : cut.direction === "to-server" ? "→" : "←"} {cut.server} is cut
+              {cut.direction === "both" ? " both ways" : cut.direction === "to-server" ? ` (${cut.client}'s packets dropped)` : ` (${cut.server}'s packets dropped)`}
+            </li>
+          ))}
+          {faults.clocks.map(({ node, clock }) => (
+            <li key={`clock-${node}`}>Redis node {node}&apos;s clock is {clock.offsetS >= 0 ? "+" : ""}{Math.round(clock.offsetS)} s off{clock.rate !== 1 ? ` and runs ×${clock.rate}` : ""}</li>
+          ))}
         </ul>
       )}
-      <MemberControls onDone={(next, text) => { if (next) setFaults(next); setMessage(text); }} />
+      <LinkGrid network={faults.network} onDone={done} />
+      <ClockControls onDone={done} />
+      <MemberControls onDone={done} />
       {message && <p className="muted" role="status">{message}</p>}
     </section>
   );

@@ -10,7 +10,9 @@ import { createPgForUpdate } from "./pg-for-update";
 import { createPgNowait } from "./pg-nowait";
 import { createPgUnfenced } from "./pg-unfenced";
 import { createRedlock } from "./redlock";
+import { createRedlockFenced } from "./redlock-fenced";
 import { createSentinel } from "./sentinel";
+import { createSentinelFenced } from "./sentinel-fenced";
 import { createSentinelWait } from "./sentinel-wait";
 import { createSetnx } from "./setnx";
 import { createSetnxNoExpiry } from "./setnx-no-expiry";
@@ -54,6 +56,8 @@ export const STRATEGY_FACTORIES = {
   "etcd-unfenced": createEtcdUnfenced,
   "zookeeper-sequencer": createZookeeperSequencer,
   "etcd-sequencer": createEtcdSequencer,
+  "redlock-fenced": createRedlockFenced,
+  "sentinel-fenced": createSentinelFenced,
 } as const satisfies Record<string, StrategyFactory>;
 
 export type StrategyName = keyof typeof STRATEGY_FACTORIES;

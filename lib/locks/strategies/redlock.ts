@@ -6,7 +6,7 @@ import { driftMs, now } from "../lease";
 import { lineLetGo, withLocalLine } from "../local-line";
 import { releaseChannel } from "../release-signal";
 import { ACQUIRED, lockScripts } from "../scripts";
-import { lockKey } from "../keys";
+import { lockKey, storeFenceKey } from "../keys";
 import { LockBusyError, LockUnavailableError, type LockStrategy } from "../types";
 
 /**
@@ -79,11 +79,24 @@ async function contendOrUnavailable(quorumLost: () => boolean, contending: () =>
   }
 }
 
-export function createRedlock(clients: LockClients, settings: RedlockSettings = DEFAULT_REDLOCK_SETTINGS): LockStrategy {
+/** The lab's fenced Redlock: the same lock, and a fencing token from the stock's own node. */
+export interface RedlockVariant {
+  readonly name: string;
+  readonly lab?: boolean;
+  /**
+   * After the majority is had, take a token from a counter on node 1 — the node the stock lives on,
+   * which checks it — so a holder whose lock expired under it (a node's clock jumped, a partition)
+   * is refused when it writes. Redlock's own nodes cannot give one: each counts on its own.
+   */
+  readonly fenced?: boolean;
+}
+
+export function createRedlock(clients: LockClients, settings: RedlockSettings = DEFAULT_REDLOCK_SETTINGS, variant: RedlockVariant = { name: "redlock" }): LockStrategy {
   return {
-    name: "redlock",
+    name: variant.name,
     safe: true,
-    localLine: "hand-off",
+    lab: variant.lab,
+    localLine: variant.fenced ? "queue" : "hand-off",
     whenLetGo: (resource) => lineLetGo(resource),
     readiness: () => [["redis majority", async () => {
       const nodes = clients.redisNodes();
@@ -106,11 +119,14 @@ export function createRedlock(clients: LockClients, settings: RedlockSettings = 
       };
 
       let validUntil = 0;
+      let fencingToken: number | undefined;
       // Set when the last attempt failed because too few nodes answered (slow, not known down):
       // running out of time then means "unavailable", not "busy".
       let quorumLost = false;
       return withLocalLine(resource, options, {
-        kind: `redlock:${options.ttlMs}:${options.epoch ?? 0}`,
+        kind: `${variant.name}:${options.ttlMs}:${options.epoch ?? 0}`,
+        // Every fenced write needs a token of its own acquisition.
+        ...(variant.fenced && { handOn: false, fencingToken: () => fencingToken }),
         async acquire(deadline) {
           await contendOrUnavailable(() => quorumLost, () => contend(
             { resource, deadline, waitTimeoutMs: options.waitTimeoutMs, releases: clients.releases, nodeIndexes, jitterMs: settings.retryJitterMs },
@@ -137,6 +153,7 @@ export function createRedlock(clients: LockClients, settings: RedlockSettings = 
               return { acquired: false, holderTtlMs: holderTtls.length ? Math.min(...holderTtls) : options.ttlMs };
             },
           ));
+          if (variant.fenced) fencingToken = await clients.redis().incr(storeFenceKey(resource));
           return validUntil;
         },
         release: async () => (await releaseEverywhere()) >= quorum,

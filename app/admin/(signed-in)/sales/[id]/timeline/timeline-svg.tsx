@@ -44,14 +44,20 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
         </g>
       ))}
       <g clipPath="url(#plot)">
-        {layout.faults.map((band, index) => (
-          <g key={`fault-${index}`} data-testid="timeline-fault">
-            <rect x={clampX(band.from)} y={TOP - 4} width={Math.max(2, clampX(band.to) - clampX(band.from))} height={height - TOP}
-              fill="#8a6d3b" opacity={0.08}><title>{band.note}</title></rect>
+        {layout.faults.map((band, index) => {
+          // A fault of one instance's links covers that instance's lanes only; any other, every lane.
+          const rows = band.instance ? instanceRows(layout, band.instance) : undefined;
+          const top = rows ? laneTop(rows.first) : TOP - 4;
+          const bottom = rows ? laneTop(rows.last + 1) : height;
+          return (
+          <g key={`fault-${index}`} data-testid="timeline-fault" data-instance={band.instance}>
+            <rect x={clampX(band.from)} y={top} width={Math.max(2, clampX(band.to) - clampX(band.from))} height={bottom - top}
+              fill={band.instance ? "#c92a2a" : "#8a6d3b"} opacity={band.instance ? 0.1 : 0.08}><title>{band.note}</title></rect>
             {/* Labels step up by band, three rows deep, so bands that start together (two nodes stopped at once) do not overprint. */}
             <text x={clampX(band.from) + 3} y={height - 4 - (index % 3) * 13} fill="#6b5228">{band.note}</text>
           </g>
-        ))}
+          );
+        })}
       </g>
       {layout.rows.map((row, index) =>
         row.kind === "instance" ? (
@@ -207,4 +213,10 @@ function NodeRows({ rows, top }: { rows: readonly PlacedNodeRow[]; top: number }
       })}
     </g>
   );
+}
+
+/** The rows of one instance's group (its heading and its lanes), or undefined when it has none. */
+function instanceRows(layout: Layout, instance: string): { first: number; last: number } | undefined {
+  const indexes = layout.rows.flatMap((row, index) => ((row.kind === "instance" ? row.instance : row.holder.instance) === instance ? [index] : []));
+  return indexes.length ? { first: indexes[0]!, last: indexes[indexes.length - 1]! } : undefined;
 }

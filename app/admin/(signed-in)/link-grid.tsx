@@ -1,0 +1,118 @@
+"use client";
+
+import { useState } from "react";
+import type { ActiveFaults } from "@/lib/lab/fault-actions";
+import type { Cut } from "@/lib/stack/control";
+
+type Direction = Cut["direction"];
+
+/** What one click on a cell does: none → both ways → client to server only → server to client only → none. */
+const NEXT: Record<Direction | "none", Direction | "none"> = { none: "both", both: "to-server", "to-server": "to-client", "to-client": "none" };
+const GLYPH: Record<Direction | "none", string> = { none: "·", both: "✕", "to-server": "→✕", "to-client": "✕←" };
+const WORDS: Record<Direction | "none", string> = {
+  none: "linked",
+  both: "cut both ways",
+  "to-server": "cut: its packets to the server are dropped",
+  "to-client": "cut: the server's packets to it are dropped",
+};
+
+/** The clients an instructor cuts most, first; the rest after. */
+const CLIENT_ORDER = (name: string) => (name.startsWith("app-") ? 0 : name.startsWith("sentinel-") ? 1 : name === "replica" || name.startsWith("sentinel-redis") ? 2 : 3);
+const SERVER_ORDER = (name: string) =>
+  name.startsWith("redis-") ? 0 : name === "primary" || name === "replica" || name.startsWith("sentinel-redis") ? 1 : name.startsWith("sentinel-") ? 2
+    : name.startsWith("zookeeper") ? 3 : name.startsWith("etcd") ? 4 : 5;
+const byOrder = (order: (name: string) => number) => (a: { name: string }, b: { name: string }) => order(a.name) - order(b.name) || a.name.localeCompare(b.name, "en", { numeric: true });
+
+const key = (client: string, server: string) => `${client} ${server}`;
+
+/**
+ * The network's links as a grid, clients down, servers across: each cell a link, clicked through
+ * linked → cut both ways → one way → the other way. "Apply" sends the grid as one grudge (Jepsen's
+ * word: the set of cuts in force, all at once), "Heal all" lifts every cut. Cuts are real packet
+ * drops: connections stay open and calls hang until their own timeouts.
+ */
+export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]; onDone: (faults: ActiveFaults | undefined, message: string) => void }) {
+  const inForce = new Map(network.cuts.map((cut) => [key(cut.client, cut.server), cut.direction] as const));
+  const [draft, setDraft] = useState<Map<string, Direction> | null>(null);
+  const [pending, setPending] = useState(false);
+  const cells = draft ?? inForce;
+  const clients = [...network.clients].sort(byOrder(CLIENT_ORDER));
+  const servers = [...network.servers].filter((server) => !server.name.endsWith("-peer")).sort(byOrder(SERVER_ORDER));
+
+  if (!network.available) {
+    return <p className="muted" data-testid="link-grid-unavailable">Links cannot be cut here: {network.reason ?? "the stack runner has no network control"}.</p>;
+  }
+
+  function toggle(client: string, server: string) {
+    const next = new Map(cells);
+    const now = next.get(key(client, server)) ?? "none";
+    const then = NEXT[now];
+    if (then === "none") next.delete(key(client, server));
+    else next.set(key(client, server), then);
+    setDraft(next);
+  }
+
+  async function send(body: unknown, done: string) {
+    setPending(true);
+    try {
+      const response = await fetch("/api/admin/faults", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const answer = await response.json().catch(() => ({}));
+      if (response.ok) setDraft(null);
+      onDone(answer.faults, response.ok ? done : (answer.message ?? `Refused (${response.status}).`));
+    } catch {
+      onDone(undefined, "The server could not be reached.");
+    } finally {
+      setPending(false);
+    }
+  }
+
+  const cuts = [...cells].map(([link, direction]) => {
+    const [client, server] = link.split(" ") as [string, string];
+    return { client, server, direction };
+  });
+  const changed = draft !== null;
+  return (
+    <div className="link-grid" data-testid="link-grid">
+      <h3>Network links</h3>
+      <div className="link-grid-scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">client ＼ server</th>
+              {servers.map((server) => <th key={server.name} scope="col" title={`ports ${server.ports.join(", ")}`}>{server.name}</th>)}
+            </tr>
+          </thead>
+          <tbody>
+            {clients.map((client) => (
+              <tr key={client.name}>
+                <th scope="row">{client.name}</th>
+                {servers.map((server) => {
+                  if (server.name === client.name) return <td key={server.name} className="self" aria-hidden="true" />;
+                  const state = cells.get(key(client.name, server.name)) ?? "none";
+                  return (
+                    <td key={server.name} className={state === "none" ? "" : "cut"}>
+                      <button type="button" disabled={pending} onClick={() => toggle(client.name, server.name)}
+                        aria-label={`${client.name} to ${server.name}: ${WORDS[state]}`} title={WORDS[state]} data-testid={`link-${client.name}-${server.name}`}>
+                        {GLYPH[state]}
+                      </button>
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="toolbar">
+        <button type="button" disabled={pending || !changed || cuts.length === 0} onClick={() => send({ action: "grudge", cuts }, `${cuts.length} cut${cuts.length === 1 ? "" : "s"} in force.`)}>
+          Apply these cuts
+        </button>
+        <button type="button" disabled={pending || (network.cuts.length === 0 && !changed)}
+          onClick={() => (network.cuts.length ? send({ action: "heal" }, "Every link healed.") : setDraft(null))}>
+          Heal all
+        </button>
+        {changed && <span className="muted">Not applied yet.</span>}
+      </div>
+    </div>
+  );
+}
