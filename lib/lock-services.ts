@@ -66,6 +66,8 @@ function connectZookeeper(sessionTimeoutMs: number, connectTimeoutMs: number): P
 
 /** A ZooKeeper session nobody asked for this long is closed (see openLockServices). */
 const SESSION_RETIRE_MS = 30_000;
+/** One etcd call on one member: three attempts fit in the 2 s a lock-service call may take (lib/locks/service-call.ts). */
+const ETCD_ATTEMPT_MS = 600;
 
 
 /** The app's own clients of the lock services. */
@@ -134,6 +136,10 @@ export function openLockServices(name = "locklab"): LockServices {
       (etcd ??= new Etcd3({
         hosts: getEnv().ETCD_ENDPOINTS.map((address) => `http://${address}`),
         dialTimeout: 1000,
+        // Each attempt on one member is bounded, so a member that hangs (cut off from its peers, or
+        // catching up after a heal) fails fast as DEADLINE_EXCEEDED: etcd3 retries on another member
+        // (3 attempts) and opens that member's own breaker, and the buyer is served by the quorum.
+        defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + ETCD_ATTEMPT_MS }),
       })),
     async close() {
       await Promise.allSettled([sentinel?.quit(), subscriber?.quit()]);
