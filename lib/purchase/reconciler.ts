@@ -185,10 +185,11 @@ async function giveBack(saleId: number, entry: PendingEntry): Promise<GiveBackRe
 
 /**
  * Settles a sale's reservations now, for counting it (a run's end): waits until each is either
- * dropped by its purchase's order or old enough to reconcile, and reconciles. Bounded; whatever is
- * still pending after it is shown as pending, never as lost.
+ * dropped by its purchase's order or old enough to reconcile, and reconciles. Bounded — long enough
+ * for a reconciler lease left by an instance cut off mid-pass to run out, and a pass after it;
+ * whatever is still pending after it is shown as pending, never as lost.
  */
-export async function settleReservations(saleId: number, maxWaitMs = RECONCILE_AFTER_MS * 4): Promise<void> {
+export async function settleReservations(saleId: number, maxWaitMs = LEASE_MS + RECONCILE_AFTER_MS * 2): Promise<void> {
   const redis = getRedis();
   const deadline = Date.now() + maxWaitMs;
   const pendingKey = saleCounterKeys(saleId).pending;
