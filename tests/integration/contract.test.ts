@@ -41,6 +41,8 @@ const LAB_VARIANTS: readonly StrategyName[] = [
   "etcd-unfenced",
   "zookeeper-sequencer",
   "etcd-sequencer",
+  "redlock-fenced",
+  "sentinel-fenced",
 ];
 
 describe.each(SAFE)("%s (safe)", (strategy) => {
