@@ -1,4 +1,4 @@
-import { CURVE_STRATEGIES, PAIRED, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
+import { CURVE_STRATEGIES, PAIRED, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
 import type { PeerFamily } from "./peers";
 import { median, type RowResult } from "./stats";
 
@@ -26,6 +26,10 @@ export interface AimTargets {
   readonly keptUnderContention: number;
   /** Holder timeline recording on ÷ off over HTTP, purchases/s. @default 0.95 */
   readonly timelineOnOverOff: number;
+  /** In-process, `token-lua` and `redlock` ÷ the serial ceiling (the critical section one at a time, no lock). @default 0.9 */
+  readonly ofSerialCeiling: number;
+  /** The numbers of buyers that aim is checked at. @default [50, 200] */
+  readonly serialCeilingAtBuyers: readonly number[];
 }
 
 export const DEFAULT_AIM_TARGETS: AimTargets = Object.freeze({
@@ -38,6 +42,8 @@ export const DEFAULT_AIM_TARGETS: AimTargets = Object.freeze({
   contendedFromBuyers: 50,
   keptUnderContention: 0.8,
   timelineOnOverOff: 0.95,
+  ofSerialCeiling: 0.9,
+  serialCeilingAtBuyers: Object.freeze([50, 200]),
 });
 
 export interface AimInputs {
@@ -141,6 +147,25 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
       ok: onOverOff >= targets.timelineOnOverOff,
       text: `${name} over HTTP, timeline recording on ÷ off (${how}), purchases/s: ${onOverOff.toFixed(3)} (aim ≥ ${targets.timelineOnOverOff})`,
     });
+  }
+
+  // What a lock costs: its purchases/s as a share of the critical section run one at a time with no
+  // lock; and `local`, a lock in the process's own memory, faster than both Redis locks.
+  for (const buyers of targets.serialCeilingAtBuyers) {
+    const ceiling = at("in-process", SERIAL_CEILING, buyers);
+    if (!ceiling) continue;
+    for (const name of ["token-lua", "redlock"] as const) {
+      const ours = at("in-process", name, buyers);
+      if (!ours) continue;
+      const share = ratio(ours.purchasesPerSecond, ceiling.purchasesPerSecond);
+      out.push({ ok: share >= targets.ofSerialCeiling, text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (${Math.round(ours.purchasesPerSecond)} ÷ ${Math.round(ceiling.purchasesPerSecond)}/s): ${share.toFixed(2)} (aim ≥ ${targets.ofSerialCeiling})` });
+    }
+    const local = at("in-process", "local", buyers);
+    const fastest = ["token-lua", "redlock"].flatMap((name) => at("in-process", name, buyers) ?? []);
+    if (local && fastest.length) {
+      const best = Math.max(...fastest.map((r) => r.purchasesPerSecond));
+      out.push({ ok: local.purchasesPerSecond > best, text: `local (a lock in the process's memory) faster than token-lua and redlock, in-process at ${buyers} buyers: ${Math.round(local.purchasesPerSecond)} vs ${Math.round(best)}/s` });
+    }
   }
 
   out.push(...contentionAims(curve, targets));

@@ -22,6 +22,8 @@ export const TIMELINE_OFF = " (timeline off)";
  * token-lua windows (the row BENCH_ONLY calls PAIRED_ROW); its two results carry PAIRED.
  */
 export const PAIRED_ROW = "token-lua vs atomic";
+/** The critical section run one buyer at a time with no lock (bench/serial-ceiling.ts): the most any lock can reach. */
+export const SERIAL_CEILING = "serial ceiling (no lock, one at a time)";
 export const PAIRED = " (paired)";
 
 /** The project's lock a row measures (a timeline or paired row counts as its strategy's), or undefined for a peer. */

@@ -1,3 +1,4 @@
+import { serialCeiling } from "./serial-ceiling";
 import { getStrategy } from "../lib/locks/registry";
 import type { StrategyName } from "../lib/locks/strategies";
 import type { UnitLock } from "../lib/purchase/purchase";
@@ -5,7 +6,7 @@ import { setTimelineRecording } from "../lib/sale/config";
 import { runHttp } from "./http";
 import { runInProcess } from "./in-process";
 import type { CurveSettings, Level } from "./knobs";
-import { CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
+import { CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
 import { fixedSleepPeer } from "./peers/fixed-sleep";
 import type { PeerRow } from "./peers";
 import type { RowResult } from "./stats";
@@ -37,6 +38,7 @@ export const peerRow = (peer: PeerRow, workload: Workload): Row => inProcessRow(
  */
 export function tableRows(workload: Workload, peers: readonly PeerRow[], publicUrl: string, blocks: number): Row[] {
   return [
+    inProcessRow(SERIAL_CEILING, serialCeiling, workload),
     ...PROJECT_ROWS.map((name) => inProcessRow(name, () => getStrategy(name), workload)),
     ...peers.map((peer) => peerRow(peer, workload)),
     inProcessRow("fixed-sleep poll 200 ms", () => fixedSleepPeer(200), workload),
@@ -101,6 +103,8 @@ export function curveRows(curve: CurveSettings, peers: readonly PeerRow[], workl
   const back = returnFromBuyers === undefined ? [] : curve.buyers.filter((buyers) => buyers >= returnFromBuyers).reverse();
   return [
     ...curve.buyers.flatMap((buyers) => [
+      inProcessRow(SERIAL_CEILING, serialCeiling, at(buyers)),
+      inProcessRow("local", () => getStrategy("local"), at(buyers)),
       ...CURVE_STRATEGIES.map((name) => inProcessRow(name, () => getStrategy(name), at(buyers))),
       ...peers.map((peer) => peerRow(peer, at(buyers))),
     ]),

@@ -133,7 +133,8 @@ const hardStop = setTimeout(() => {
   process.exit(1);
 }, HARD_LIMIT_MS);
 
-main()
+// `npm run bench -- --hall`: the conference hall instead of the lock table (bench/hall.ts).
+(process.argv.includes("--hall") ? import("./hall").then(({ runHallBench }) => runHallBench()) : main())
   .then(async (code) => {
     await Promise.allSettled([closeRedis(), closeDb(), getLockServices().close()]);
     clearTimeout(hardStop);

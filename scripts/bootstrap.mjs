@@ -271,7 +271,7 @@ async function main() {
     if (env) {
       ensureNodeModules();
       say(`… using the running stack at ${env.PUBLIC_URL}`);
-      process.exit(await runTool('benchmark', localBin('tsx'), ['--tsconfig', 'bench/tsconfig.json', 'bench/run.ts'], { ...process.env, ...env }));
+      process.exit(await runTool('benchmark', localBin('tsx'), ['--tsconfig', 'bench/tsconfig.json', 'bench/run.ts', ...extraArgs], { ...process.env, ...env }));
     }
   }
   ensureNodeModules();
@@ -320,7 +320,7 @@ async function main() {
   }
 
   if (mode === 'bench') {
-    const code = await runTool('benchmark', localBin('tsx'), ['--tsconfig', 'bench/tsconfig.json', 'bench/run.ts'], { ...process.env, ...env });
+    const code = await runTool('benchmark', localBin('tsx'), ['--tsconfig', 'bench/tsconfig.json', 'bench/run.ts', ...extraArgs], { ...process.env, ...env });
     await stopStack();
     process.exit(code);
   }
