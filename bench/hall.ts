@@ -18,6 +18,7 @@ import path from "node:path";
 import { getEnv } from "../lib/env";
 import { getPool } from "../lib/db";
 import { getSaleStats } from "../lib/sale/sale";
+import { takeEventData } from "../lib/workshop/sse-read";
 import { percentile } from "./stats";
 
 /** p (0..1) of `values`, in any order. */
@@ -78,16 +79,12 @@ function openStream(from: string, cookie: string, saleId: number): Stream {
     let buffered = "";
     res.setEncoding("utf8");
     res.on("data", (chunk: string) => {
-      buffered += chunk;
-      let end: number;
-      while ((end = buffered.indexOf("\n\n")) >= 0) {
-        const event = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        const data = event.split("\n").find((line) => line.startsWith("data: "));
-        if (!data) continue;
+      const { data, rest } = takeEventData(buffered + chunk);
+      buffered = rest;
+      for (const event of data) {
         const at = Date.now();
         stream.firstAt ??= at;
-        const snapshot = JSON.parse(data.slice(6)) as { saleId: number; stock: number; drop?: { state: string } };
+        const snapshot = JSON.parse(event) as { saleId: number; stock: number; drop?: { state: string } };
         if (snapshot.saleId === saleId && snapshot.stock <= 0 && snapshot.drop?.state === "open") stream.soldOutSeenAt ??= at;
       }
     });

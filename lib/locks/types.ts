@@ -1,4 +1,4 @@
-import { AppError } from "../errors";
+import { AppError, StoreUnavailableError } from "../errors";
 
 /**
  * The one interface every lock strategy implements, and the errors they share. Callers never
@@ -134,15 +134,9 @@ export class LockBusyError extends AppError {
   }
 }
 
-/** 503: a server the lock needs is down. */
-export class LockUnavailableError extends AppError {
+/** 503: a server the lock needs is down (a store the request needs, as lib/errors.ts has it). */
+export class LockUnavailableError extends StoreUnavailableError {
   override name = "LockUnavailableError";
-  readonly status = 503;
-  readonly code = "unavailable";
-  override readonly retryAfterS = 1;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
 }
 
 /** The holder found at release that its lock had already expired or been taken by someone else. */

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/sale/config";
+import { takeEventData } from "@/lib/workshop/sse-read";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { adminFetch, signIn } from "../support/admin";
 import { openLoad } from "../support/open-load";
@@ -59,14 +60,10 @@ async function readLiveStream(stop: AbortSignal): Promise<Reading[]> {
   let buffered = "";
   try {
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffered += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffered.indexOf("\n\n")) >= 0) {
-        const event = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        const data = event.split("\n").find((line) => line.startsWith("data: "));
-        if (!data) continue;
-        const { accounting } = JSON.parse(data.slice(6)) as { accounting: Omit<Reading, "source"> };
+      const { data, rest } = takeEventData(buffered + decoder.decode(chunk, { stream: true }));
+      buffered = rest;
+      for (const event of data) {
+        const { accounting } = JSON.parse(event) as { accounting: Omit<Reading, "source"> };
         readings.push({ source: "live stream", ...accounting });
       }
     }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/lib/db";
 import { resetConfig } from "@/lib/sale/config";
 import { getStock } from "@/lib/sale/sale";
+import { takeEventData } from "@/lib/workshop/sse-read";
 import { adminFetch, signIn } from "../support/admin";
 import { PUBLIC_URL, getSaleStats, instanceUrl, prepareSale } from "../support/stack";
 import { sleep } from "../support/wait";
@@ -182,14 +183,10 @@ async function awaitSnapshot(url: string, headers: Record<string, string>, until
     for (;;) {
       const { value, done } = await reader.read();
       if (done) throw new Error("the event stream ended");
-      buffer += value;
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = event.split("\n").find((line) => line.startsWith("data: "));
-        if (!data) continue;
-        const snapshot = JSON.parse(data.slice(6)) as Record<string, unknown>;
+      const { data, rest } = takeEventData(buffer + value);
+      buffer = rest;
+      for (const event of data) {
+        const snapshot = JSON.parse(event) as Record<string, unknown>;
         seen.push(snapshot);
         if (first) {
           first = false;
