@@ -88,18 +88,21 @@ export const SCENARIOS: readonly LabScenario[] = [
   {
     id: 6,
     title: "Token compared with GET, then DEL",
-    tried: "Each holder has a random token; unlock GETs the lock, compares, then DELs — with a 160 ms delay between.",
+    tried: "Each holder has a random token; unlock GETs the lock, compares, then DELs — with a 350 ms delay between.",
     predict: "The lock expires between GET and DEL; the DEL removes the next holder's lock and a third buyer enters beside them.",
     cases: [
-      { id: "get-then-del", label: "token-get-del, TTL 200 ms, work 80 ms, 160 ms before DEL", expect: "pitfall",
-        strategy: "token-get-del", lockTtlMs: 200, waitTimeoutMs: 30_000, workMs: 80, initialStock: 12,
-        faults: [{ point: "before-release-del", ms: 160 }], steps: [load("nginx", 40, 20)], watch: ["two-holders", "oversell", "double-sold"] },
+      // The lock expires 200 ms after the holder's GET and is deleted 350 ms after it: the next holder
+      // gets in within those 150 ms and works 300 ms, and the DEL lets a third in beside it (each
+      // window 150 ms wide, wide enough for a busy 2-core machine's timers).
+      { id: "get-then-del", label: "token-get-del, TTL 500 ms, work 300 ms, 350 ms before DEL", expect: "pitfall",
+        strategy: "token-get-del", lockTtlMs: 500, waitTimeoutMs: 30_000, workMs: 300, initialStock: 12,
+        faults: [{ point: "before-release-del", ms: 350 }], steps: [load("nginx", 40, 20)], watch: ["two-holders", "oversell", "double-sold"] },
       { id: "lua", label: "token-lua: compare-and-delete in one Lua script", expect: "fix", strategy: "token-lua",
-        lockTtlMs: 200, waitTimeoutMs: 30_000, workMs: 80, initialStock: 12,
-        faults: [{ point: "before-release-del", ms: 160 }], steps: [load("nginx", 40, 20)] },
-      { id: "watch", label: "token-watch: WATCH, GET, MULTI/DEL/EXEC (same 160 ms delay)", expect: "fix", strategy: "token-watch",
-        lockTtlMs: 200, waitTimeoutMs: 30_000, workMs: 80, initialStock: 12,
-        faults: [{ point: "before-release-del", ms: 160 }], steps: [load("nginx", 40, 20)], watch: ["two-holders", "oversell", "double-sold", "lost-stock"] },
+        lockTtlMs: 500, waitTimeoutMs: 30_000, workMs: 300, initialStock: 12,
+        faults: [{ point: "before-release-del", ms: 350 }], steps: [load("nginx", 40, 20)] },
+      { id: "watch", label: "token-watch: WATCH, GET, MULTI/DEL/EXEC (same 350 ms delay)", expect: "fix", strategy: "token-watch",
+        lockTtlMs: 500, waitTimeoutMs: 30_000, workMs: 300, initialStock: 12,
+        faults: [{ point: "before-release-del", ms: 350 }], steps: [load("nginx", 40, 20)], watch: ["two-holders", "oversell", "double-sold", "lost-stock"] },
     ],
   },
   {
