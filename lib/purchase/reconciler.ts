@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { PoolClient } from "pg";
 import { getPool } from "../db";
 import { getEnv } from "../env";
 import { getStrategy } from "../locks/registry";
@@ -122,6 +123,15 @@ async function settle(saleId: number, entry: PendingEntry): Promise<Settled> {
       await redis.hdel(keys.pending, entry.id);
       return "already-ordered";
     }
+    // A unit another buyer holds cannot go back on the shelf as itself: the stock reading one below it
+    // is their write, not this reservation's (a stale write that landed on the same value — an ABA).
+    // This reservation's write did land: the unit was sold twice, and is recorded so.
+    if (await heldByAnother(client, saleId, entry)) {
+      await client.query("UPDATE orders SET status = 'sold' WHERE reservation = $1", [entry.id]);
+      await client.query("COMMIT");
+      await redis.multi().hdel(keys.pending, entry.id).incr(keys.reconciled).exec();
+      return "order-recorded";
+    }
     let given = await giveBack(saleId, entry).catch((): GiveBackResult | "unknown" => "unknown");
     // No answer is no proof it did not happen: the script may have run with its reply lost.
     if (given === "unknown") given = await askWhetherGivenBack(keys.pending, entry.id);
@@ -146,6 +156,17 @@ async function settle(saleId: number, entry: PendingEntry): Promise<Settled> {
   } finally {
     client.release();
   }
+}
+
+/** Whether an order or another reservation of the sale holds `entry`'s unit. */
+async function heldByAnother(client: PoolClient, saleId: number, entry: PendingEntry): Promise<boolean> {
+  const { rowCount } = await client.query(
+    "SELECT 1 FROM orders WHERE sale_id = $1 AND stock_seen = $2 AND status = 'sold' AND reservation IS DISTINCT FROM $3 LIMIT 1",
+    [saleId, entry.unit, entry.id],
+  );
+  if (rowCount) return true;
+  const pending = await getRedis().hgetall(saleCounterKeys(saleId).pending);
+  return Object.entries(pending).some(([id, raw]) => id !== entry.id && (JSON.parse(raw) as { unit?: number }).unit === entry.unit);
 }
 
 /** How long apart the reconciler asks Redis again about a give-back whose answer it did not get. */

@@ -68,6 +68,22 @@ describe.each(["token-lua", "atomic"] as const)("%s, instance killed between the
   });
 });
 
+describe("a late write that lands on the same value as another buyer's (an ABA)", () => {
+  it("is recorded as the unit sold twice, never given back on top of the other buyer's order", async () => {
+    // No lock, 400 ms of work: two buyers read the same stock and both write stock − 1. One of them is
+    // held before its order insert (once), so its reservation is still pending when the other's order
+    // is in, and the stock reads exactly one below its unit, as if nothing had sold since.
+    await prepareSale({ strategy: "none", workMs: 400, lockTtlMs: 5000, waitTimeoutMs: 10_000 }, STOCK);
+    await setFault("before-order-insert", 8000, 1);
+    const answers = await Promise.all([postBuy(instanceUrl(0), "aba-one"), postBuy(instanceUrl(1), "aba-two")]);
+    const settled = await settledSale();
+    // Both writes landed: unit 20 left the shelf twice. Giving one back would put a sold unit on sale again.
+    expect(settled).toMatchObject({ orders: 2, doubleSold: 1, remaining: STOCK - 1, phantomUnits: 0, lostUnits: 0, pendingUnits: 0 });
+    // The held purchase finds the order the reconciler recorded for it: both buyers have theirs.
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201]);
+  });
+});
+
 describe("one order per buyer, instance killed between the stock write and the order", () => {
   const prepareOnePerBuyer = () =>
     prepareSale({ strategy: "token-lua", workMs: 0, lockTtlMs: 5000, waitTimeoutMs: 10_000 }, STOCK, { onePerBuyer: true });
