@@ -59,6 +59,7 @@ async function waitUntil(what: WaitFor, timeoutMs: number, orGoOn = false): Prom
       : what === "instances-ready" ? await instancesReady()
       : what === "sentinel-pair-settled" ? await sentinelPairSettled()
       : what === "no-holder-inside" ? (await getSaleStats().catch(() => undefined))?.holdersNow === 0
+      : what === "second-holder-inside" ? ((await getSaleStats().catch(() => undefined))?.holdersNow ?? 0) >= 2
       : ((await getSaleStats().catch(() => undefined))?.holdersNow ?? 0) > 0;
     if (ready) return;
     await sleep(what === "instances-ready" || what === "sentinel-pair-settled" ? 200 : 20);

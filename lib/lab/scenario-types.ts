@@ -55,7 +55,7 @@ export interface LabCut {
   readonly direction?: "both" | "to-server" | "to-client";
 }
 
-export type WaitFor = "holder-inside" | "no-holder-inside" | "lock-held" | "instances-ready" | "sentinel-pair-settled";
+export type WaitFor = "holder-inside" | "second-holder-inside" | "no-holder-inside" | "lock-held" | "instances-ready" | "sentinel-pair-settled";
 
 export interface LabCase {
   readonly id: string;

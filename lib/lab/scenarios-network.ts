@@ -20,11 +20,11 @@ const WRITE_IN_FLIGHT = {
     buyer("app-1"), holderInside,
     { do: "cut", cuts: [{ client: "app-1", server: "redis-1", direction: "to-server" }] },
     buyer("app-2"),
-    // Past the lease and app-2's whole purchase (it gets the lock when the 2 s TTL runs out).
-    { do: "sleep", ms: 3800 },
+    // app-2 gets the lock when the 2 s TTL runs out and reads the stock app-1 read: then the link heals.
+    { do: "wait-until", what: "second-holder-inside", timeoutMs: 8000 },
     { do: "heal" },
-    // TCP retransmits on its own backed-off timer: the held write lands some seconds after the heal,
-    // and counts app-1's holder out as it does.
+    // TCP retransmits on its own backed-off timer (0.2, 0.6, 1.4, 3 s after the send): the held write
+    // lands about 1.4 s after it left, inside app-1's 2 s command timeout, and counts app-1 out.
     { do: "wait-until", what: "no-holder-inside", timeoutMs: 20_000 },
     { do: "await-load" },
   ],
@@ -131,7 +131,7 @@ export const NETWORK_SCENARIOS: readonly LabScenario[] = [
   {
     id: "write-in-flight",
     title: "A write in flight when the lease runs out",
-    tried: "app-1 holds the token lock (2 s TTL), reads the stock, and works 1.2 s; just after its read, its packets to the stock's Redis node are dropped (a one-way cut). Its write leaves on time and is lost in the network; the link heals after 3.8 s.",
+    tried: "app-1 holds the token lock (2 s TTL), reads the stock, and works 1.2 s; just after its read, its packets to the stock's Redis node are dropped (a one-way cut). Its write leaves on time and is lost in the network; the link heals once app-2's buyer holds the lock.",
     predict: "app-1 checked its lease before writing and found time left: the write was sent in time. But it arrives late: the lease ran out meanwhile, app-2 took the lock, read the same stock and sold it. When the network delivers app-1's write, the unit is sold twice. No check made before sending can see a delay after it; a fencing token checked by the store refuses the late write.",
     cases: [
       { id: "in-flight", label: "token-lua, app-1's write held in the network past its lease", expect: "pitfall", strategy: "token-lua", ...WRITE_IN_FLIGHT,
