@@ -3,6 +3,7 @@
  * rate limit, the one-order-per-buyer rule and its invariant, names kept in a cookie, and live
  * snapshots that reach the subscribers of every instance through Redis pub/sub.
  */
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/lib/db";
 import { resetConfig } from "@/lib/sale/config";
@@ -222,5 +223,43 @@ describe("live snapshots (server-sent events)", () => {
     expect(snapshot.accounting).toMatchObject({ orders: 1, doubleSold: 0, lostUnits: 0, verdict: "PASS" });
     expect((snapshot.winners as { people: { name: string; unit: number }[] }).people).toEqual([{ name: "Ana", unit: 2, twice: false }]);
     expect((await fetch(`${PUBLIC_URL}/api/admin/live`)).status).toBe(401);
+  });
+});
+
+/** One POST through nginx from `from`, a loopback address other than 127.0.0.1 (a phone the hall bench plays). */
+function postFrom(from: string, path: string, body: unknown, cookie?: string): Promise<{ status: number; body: Record<string, unknown>; setCookie: string[] }> {
+  const url = new URL(path, PUBLIC_URL);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request({
+      host: url.hostname, port: url.port, path: url.pathname, method: "POST", localAddress: from, agent: false, timeout: 10_000,
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...(cookie ? { cookie } : {}) },
+    }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text || "{}") as Record<string, unknown>, setCookie: [response.headers["set-cookie"] ?? []].flat() }));
+    });
+    request.on("timeout", () => request.destroy(new Error(`POST ${path} from ${from} timed out`)));
+    request.on("error", reject);
+    request.end(payload);
+  });
+}
+
+describe("the machine itself is 127.0.0.1 and ::1, as nginx's limits say", () => {
+  it("a phone on another loopback address must join first, and then buys as the person who joined", async () => {
+    await prepareSale({ strategy: "token-lua", workMs: 0 }, 5);
+    const phone = `127.1.${(process.pid % 200) + 1}.7`;
+    const invented = await postFrom(phone, "/api/buy", { buyer: "made-up-id" });
+    expect(invented).toMatchObject({ status: 401, body: { code: "join_first" } });
+    expect(await getStock()).toBe(5);
+
+    const joined = await postFrom(phone, "/api/workshop/join", { name: "Loopback Phone" });
+    expect(joined.status).toBe(201);
+    const cookie = joined.setCookie.find((c) => c.startsWith("locklab_buyer="))!.split(";")[0]!;
+    const bought = await postFrom(phone, "/api/buy", { buyer: "ignored" }, cookie);
+    expect(bought.status).toBe(201);
+    expect(await getStock()).toBe(4);
+    expect(await ordersOf("made-up-id")).toBe(0);
   });
 });
