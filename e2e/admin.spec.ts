@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { getNetwork } from "@/lib/stack/control";
 import { disconnect } from "./support";
 
 test.afterAll(disconnect);
@@ -73,4 +74,35 @@ test("an instructor runs none then token-lua and sees FAIL with oversell, then P
   await page.goto(`/admin/runs/${unsafeRun}`);
   await expect(page.getByTestId("timeline-chart")).toBeVisible();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("FAIL");
+});
+
+test("an instructor draws a grudge on the link grid, applies it, sees it in force, and heals it", async ({ page }) => {
+  await signIn(page);
+  const grid = page.getByTestId("link-grid");
+  await expect(grid).toBeVisible();
+  // One click: cut both ways. Two clicks: only the client's packets to the server are dropped.
+  await grid.getByTestId("link-app-1-redis-4").click();
+  await grid.getByTestId("link-app-2-redis-2").click();
+  await grid.getByTestId("link-app-2-redis-2").click();
+  await expect(grid.getByTestId("link-app-1-redis-4")).toHaveAttribute("aria-label", "app-1 to redis-4: cut both ways");
+  await expect(grid).toContainText("Not applied yet.");
+  expect((await getNetwork()).cuts).toEqual([]);
+
+  await grid.getByRole("button", { name: "Apply these cuts" }).click();
+  const panel = page.getByTestId("faults-panel");
+  await expect(panel.getByRole("status")).toHaveText("2 cuts in force.");
+  await expect(panel.getByTestId("cut-in-force")).toHaveCount(2);
+  await expect(panel).toContainText("link app-1 ⇹ redis-4 is cut both ways");
+  await expect(panel).toContainText("link app-2 → redis-2 is cut (app-2's packets dropped)");
+  // The stack runner holds the same grudge (its nft rules are what drop the packets).
+  expect([...(await getNetwork()).cuts].sort((a, b) => a.client.localeCompare(b.client))).toEqual([
+    { client: "app-1", server: "redis-4", direction: "both" },
+    { client: "app-2", server: "redis-2", direction: "to-server" },
+  ]);
+
+  await grid.getByRole("button", { name: "Heal all" }).click();
+  await expect(panel.getByRole("status")).toHaveText("Every link healed.");
+  await expect(panel.getByTestId("cut-in-force")).toHaveCount(0);
+  await expect(grid.getByTestId("link-app-1-redis-4")).toHaveText("·");
+  expect((await getNetwork()).cuts).toEqual([]);
 });

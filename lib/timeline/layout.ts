@@ -284,6 +284,49 @@ export function faultBands(events: readonly TimelineEvent[], end: number): Layou
   return bands.sort((a, b) => a.from - b.from);
 }
 
+/** One label under the fault bands: where it starts (px), its row counted up from the bottom, its text and its whole story. */
+export interface FaultLabel {
+  readonly x: number;
+  readonly row: number;
+  readonly text: string;
+  readonly title: string;
+}
+
+/** Bands that start within this much of each other (µs) were one action: a grudge of several cuts, nodes stopped together. */
+const SAME_ACTION_US = 50_000;
+const LABEL_CHAR_PX = 6.6;
+const LABEL_GAP_PX = 8;
+
+/**
+ * The fault bands' labels, placed so none overprints another: bands started by one action share one
+ * label ("9 cuts: cut app-1 ⇹ redis-1, …", every note in its title), and each label takes the lowest
+ * row where it clears the labels already there. At most `maxRows` rows; a label with no room left is
+ * left out (its band's tooltip still names it).
+ */
+export function placeFaultLabels(bands: Layout["faults"], x: (us: number) => number, maxRows = 4): FaultLabel[] {
+  const groups: { from: number; notes: string[] }[] = [];
+  for (const band of [...bands].sort((a, b) => a.from - b.from)) {
+    const last = groups.at(-1);
+    if (last && band.from - last.from <= SAME_ACTION_US) last.notes.push(band.note);
+    else groups.push({ from: band.from, notes: [band.note] });
+  }
+  const rowEnds: number[] = [];
+  const labels: FaultLabel[] = [];
+  for (const group of groups) {
+    const notes = [...new Set(group.notes)];
+    const cuts = notes.filter((note) => note.startsWith("cut "));
+    const text = notes.length === 1 ? notes[0]! : cuts.length === notes.length ? `${cuts.length} cuts: ${cuts[0]}, …` : `${notes.length} faults: ${notes[0]}, …`;
+    const left = x(group.from) + 3;
+    let row = rowEnds.findIndex((end) => end + LABEL_GAP_PX <= left);
+    if (row === -1 && rowEnds.length < maxRows) row = rowEnds.length;
+    // No room left: the band goes unlabelled here, its own tooltip still names it.
+    if (row === -1) continue;
+    rowEnds[row] = left + text.length * LABEL_CHAR_PX;
+    labels.push({ x: left, row, text, title: notes.join("\n") });
+  }
+  return labels;
+}
+
 /** A linear scale from [d0, d1] onto [r0, r1]. */
 export function scale(d0: number, d1: number, r0: number, r1: number): (value: number) => number {
   const span = d1 - d0 || 1;

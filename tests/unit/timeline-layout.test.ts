@@ -7,6 +7,7 @@ import {
   anomalyWindow,
   diagramHeight,
   faultBands,
+  placeFaultLabels,
   laneTop,
   layOut,
   niceTicks,
@@ -44,6 +45,31 @@ describe("the timeline's layout", () => {
     ]);
     const putBack = [...events, { atUs: 180, kind: "fault-end", holder: "", note: "every fault put back" } as TimelineEvent];
     expect(faultBands(putBack, 200).map((band) => band.to)).toEqual([160, 180]);
+  });
+
+  it("labels a grudge of cuts started together once, and stacks labels that would overprint on rows of their own", () => {
+    const cut = (client: string, server: string, from: number) => ({ from, to: 9_000_000, note: `cut ${client} ⇹ ${server}`, instance: client });
+    const bands = [
+      ...["primary", "sentinel-1", "sentinel-2", "sentinel-3"].map((server) => cut("app-1", server, 1_000_000)),
+      { from: 1_010_000, to: 2_000_000, note: "Redis node 3's clock +10 s" },
+      { from: 1_500_000, to: 2_000_000, note: "app-2 paused" },
+      { from: 8_000_000, to: 9_000_000, note: "Redis node 4 stopped" },
+    ];
+    const x = (us: number) => us / 10_000; // 1 px per 10 ms
+    const labels = placeFaultLabels(bands, x);
+    // The four cuts and the clock moved 10 ms later are one action: one label, every note in its title.
+    expect(labels[0]).toMatchObject({ row: 0, text: "5 faults: cut app-1 ⇹ primary, …" });
+    expect(labels[0]!.title.split("\n")).toHaveLength(5);
+    // app-2 paused starts 50 px later, under the first label: a row up. Node 4, far right, back on row 0.
+    expect(labels.slice(1).map((label) => [label.text, label.row])).toEqual([["app-2 paused", 1], ["Redis node 4 stopped", 0]]);
+    // No two labels on one row overlap.
+    for (const a of labels) for (const b of labels) if (a !== b && a.row === b.row && a.x < b.x) expect(a.x + a.text.length * 6.6).toBeLessThanOrEqual(b.x);
+  });
+
+  it("leaves a label out past the last row rather than print it over another", () => {
+    const bands = [0, 1, 2, 3, 4].map((n) => ({ from: n * 100_000, to: 1_000_000, note: `Redis node ${n + 1} stopped` }));
+    const labels = placeFaultLabels(bands, (us) => us / 10_000, 4);
+    expect(labels.map((label) => label.row)).toEqual([0, 1, 2, 3]);
   });
 
   it("scales linearly and picks round ticks", () => {

@@ -5,7 +5,7 @@ import type { Anomaly } from "@/lib/timeline/anomalies";
 import type { Holder } from "@/lib/timeline/holders";
 import { criticalSection } from "@/lib/timeline/holders";
 import type { Vote } from "@/lib/timeline/events";
-import { DIAGRAM, VOTE_COLOURS, VOTE_WORDS, diagramHeight, laneTop, niceTicks, placeNodeRows, scale, voteTitle, type Layout, type PlacedNodeRow } from "@/lib/timeline/layout";
+import { DIAGRAM, VOTE_COLOURS, VOTE_WORDS, diagramHeight, laneTop, niceTicks, placeFaultLabels, placeNodeRows, scale, voteTitle, type Layout, type PlacedNodeRow } from "@/lib/timeline/layout";
 
 const { width: WIDTH, left: LEFT, right: RIGHT, top: TOP, laneHeight: LANE_H, nodeHeadHeight: NODE_HEAD_H, nodeRowHeight: NODE_H } = DIAGRAM;
 
@@ -53,11 +53,15 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
           <g key={`fault-${index}`} data-testid="timeline-fault" data-instance={band.instance}>
             <rect x={clampX(band.from)} y={top} width={Math.max(2, clampX(band.to) - clampX(band.from))} height={bottom - top}
               fill={band.instance ? "#c92a2a" : "#8a6d3b"} opacity={band.instance ? 0.1 : 0.08}><title>{band.note}</title></rect>
-            {/* Labels step up by band, three rows deep, so bands that start together (two nodes stopped at once) do not overprint. */}
-            <text x={clampX(band.from) + 3} y={height - 4 - (index % 3) * 13} fill="#6b5228">{band.note}</text>
           </g>
           );
         })}
+        {/* One label per action (a grudge of nine cuts is one), each on the lowest row where it clears the others. */}
+        {placeFaultLabels(layout.faults, clampX).map((label) => (
+          <text key={`fault-label-${label.x}-${label.row}`} data-testid="timeline-fault-label" x={label.x} y={height - 4 - label.row * 13} fill="#6b5228">
+            {label.text}<title>{label.title}</title>
+          </text>
+        ))}
       </g>
       {layout.rows.map((row, index) =>
         row.kind === "instance" ? (
