@@ -27,6 +27,18 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "servers",
+          include: ["tests/servers/**/*.test.ts"],
+          // No stack: each file starts servers of its own (a Redis Cluster, a Postgres, a PgBouncer)
+          // on free 17xxx ports and stops them. One file at a time: they are heavy on a small machine.
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
           // Every integration file drives the one shared stack (started by `npm test`): one at a time.

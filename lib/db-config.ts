@@ -2,12 +2,13 @@ import type { PoolConfig } from "pg";
 import { getEnv } from "./env";
 
 /**
- * pg pool settings from DATABASE_URL, split into fields. The Prisma pg adapter ignores the shadow
- * database when it is handed a `connectionString`, so `migrate` needs host/port/user/database.
+ * pg pool settings from DATABASE_URL (or `databaseUrl`: PGBOUNCER_URL), split into fields. The
+ * Prisma pg adapter ignores the shadow database when it is handed a `connectionString`, so
+ * `migrate` needs host/port/user/database.
  */
-export function pgConnectionConfig(overrides: Partial<PoolConfig> = {}): PoolConfig {
+export function pgConnectionConfig(overrides: Partial<PoolConfig> = {}, databaseUrl?: string): PoolConfig {
   const env = getEnv();
-  const url = new URL(env.DATABASE_URL);
+  const url = new URL(databaseUrl ?? env.DATABASE_URL);
   return {
     host: url.hostname,
     port: Number(url.port || 5432),

@@ -30,14 +30,26 @@ export function getLockPool(): pg.Pool {
   return processSingleton("db.lock-pool", () => createLockPool());
 }
 
-/** A new pool with the row lock's settings (the app keeps one; a test may open its own). */
-export function createLockPool(max = getEnv().DATABASE_LOCK_POOL_SIZE): pg.Pool {
+/**
+ * A new pool with the row lock's settings (the app keeps one; a test may open its own), straight
+ * to Postgres, or to `databaseUrl` (the PgBouncer pool below).
+ */
+export function createLockPool(max = getEnv().DATABASE_LOCK_POOL_SIZE, databaseUrl?: string): pg.Pool {
   // No connect timeout of pg's own: a waiter for a connection is bounded by its wait timeout
   // (lib/locks/row-lock.ts), which tells a full pool (busy) from a dead server (unavailable).
-  const pool = new pg.Pool(pgConnectionConfig({ max, connectionTimeoutMillis: 0 }));
+  const pool = new pg.Pool(pgConnectionConfig({ max, connectionTimeoutMillis: 0 }, databaseUrl));
   // A lock session the server ends (its lease ran out, Postgres stopped) must not crash the server.
   pool.on("error", () => {});
   return pool;
+}
+
+/**
+ * The lock pool's twin through PgBouncer in transaction mode (PGBOUNCER_URL): the advisory locks
+ * that go through a pooler. Each of its connections is a client of PgBouncer, which lends a server
+ * connection per transaction, not per client — what the pooled advisory lock's lesson is about.
+ */
+export function getBouncerPool(): pg.Pool {
+  return processSingleton("db.bouncer-pool", () => createLockPool(getEnv().DATABASE_LOCK_POOL_SIZE, getEnv().PGBOUNCER_URL));
 }
 
 /** The one Prisma client of this process, over the pg driver adapter (no native engine). */
@@ -54,6 +66,7 @@ export async function closeDb(): Promise<void> {
   const db = taken<PrismaClient>("db.prisma");
   const pool = taken<pg.Pool>("db.pool");
   const lockPool = taken<pg.Pool>("db.lock-pool");
+  const bouncerPool = taken<pg.Pool>("db.bouncer-pool");
   await db?.$disconnect();
-  await Promise.allSettled([pool?.end(), lockPool?.end()]);
+  await Promise.allSettled([pool?.end(), lockPool?.end(), bouncerPool?.end()]);
 }

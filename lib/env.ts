@@ -28,7 +28,14 @@ export const envSchema = z.object({
   ZOOKEEPER_HOSTS: hostPortList("127.0.0.1:12181,127.0.0.1:12182,127.0.0.1:12183"),
   /** The etcd cluster's client addresses (each member's peer port is its client port + 1). */
   ETCD_ENDPOINTS: hostPortList("127.0.0.1:12379,127.0.0.1:12389,127.0.0.1:12399"),
+  /**
+   * The Redis Cluster's nodes (three primaries, three replicas): the client's first contacts; it
+   * learns who serves which slot from them. Each node's cluster bus port is its client port + 100.
+   */
+  REDIS_CLUSTER_NODES: hostPortList("127.0.0.1:7201,127.0.0.1:7202,127.0.0.1:7203,127.0.0.1:7204,127.0.0.1:7205,127.0.0.1:7206"),
   DATABASE_URL: z.string().url().default("postgresql://locklab@127.0.0.1:55432/locklab"),
+  /** PgBouncer in transaction mode in front of the same database (the advisory-lock strategies that go through a pooler). */
+  PGBOUNCER_URL: z.string().url().default("postgresql://locklab@127.0.0.1:55433/locklab"),
   SHADOW_DATABASE_NAME: z.string().default("locklab_shadow"),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
   /** Connections for the row lock's holders and waiters, apart from the order insert's pool. */

@@ -1,12 +1,13 @@
 import { Etcd3 } from "etcd3";
-import Redis from "ioredis";
+import calculateSlot from "cluster-key-slot";
+import Redis, { Cluster } from "ioredis";
 import zookeeper from "node-zookeeper-client";
 import { getEnv } from "./env";
 import { processSingleton } from "./process-singleton";
 
 /**
  * The clients of the articles' other lock services, created on first use, one per process
- * (lib/process-singleton.ts): the Sentinel-managed Redis primary, the
+ * (lib/process-singleton.ts): the Sentinel-managed Redis primary, the Redis Cluster, the
  * ZooKeeper ensemble and the etcd cluster. A test or benchmark opens its own with `openLockServices`.
  */
 export interface LockServices {
@@ -14,6 +15,12 @@ export interface LockServices {
   sentinel(): Redis;
   /** A subscriber connection to the same primary, for the lock's release messages. */
   sentinelSubscriber(): Redis;
+  /**
+   * The Redis Cluster (three primaries, three replicas): ioredis sends each command to the primary
+   * of its key's slot and follows the cluster through a failover. It also carries the cluster
+   * locks' release messages (it subscribes on a connection of its own; a PUBLISH reaches every node).
+   */
+  redisCluster(): Cluster;
   /** A connected ZooKeeper client whose sessions last `sessionTimeoutMs` (one per timeout). */
   zookeeper(sessionTimeoutMs: number): Promise<zookeeper.Client>;
   etcd(): Etcd3;
@@ -48,6 +55,42 @@ function sentinelClient(connectionName: string): Redis {
   return client;
 }
 
+/**
+ * A client of the Redis Cluster whose nodes (any of them: the client learns the slots from the
+ * first that answers) are `nodes`, with the stock nodes' fail-fast rules (lib/redis.ts) carried
+ * over to a cluster. The app keeps one (below); a test may open its own.
+ *
+ * No replayed writes: a command sent and not answered when its node's connection closed fails
+ * (retryDelayOnFailover 0), rather than being sent again to whichever node owns the slot after a
+ * failover, as ioredis does by default. A command a node refused without running it (CLUSTERDOWN
+ * while a failover elects, TRYAGAIN, MOVED, ASK) is sent again or redirected: that replays nothing.
+ * The slot map is read again every second, so a failover is followed even before a MOVED says so.
+ * When no node answers, the client gives up after a few tries and fails what it had queued (503,
+ * not a hung buyer); the next call opens a new client.
+ */
+export function createClusterClient(nodes: readonly string[], connectionName: string): Cluster {
+  const client = new Cluster(nodes.map(split), {
+    redisOptions: { connectionName, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false, commandTimeout: 2000, connectTimeout: 1000 },
+    scaleReads: "master",
+    retryDelayOnFailover: 0,
+    slotsRefreshTimeout: 1000,
+    slotsRefreshInterval: 1000,
+    clusterRetryStrategy: (attempt: number) => (attempt > 3 ? null : 100 * attempt),
+  });
+  client.on("error", () => {});
+  return client;
+}
+
+/**
+ * The connection `cluster` keeps to the primary of `key`'s slot, as far as its slot map knows
+ * (undefined before it has one): where a command that must follow another on the same connection
+ * goes — WAIT, which counts the replicas that have the writes sent before it on its connection.
+ */
+export function clusterPrimaryFor(cluster: Cluster, key: string): Redis | undefined {
+  const owner = cluster.slots[calculateSlot(key)]?.[0];
+  return owner === undefined ? undefined : cluster.nodes("all").find((node) => `${node.options.host}:${node.options.port}` === owner);
+}
+
 /** Resolves once connected; rejects with the client closed when the ensemble does not answer in time. */
 function connectZookeeper(sessionTimeoutMs: number, connectTimeoutMs: number): Promise<zookeeper.Client> {
   const client = zookeeper.createClient(getEnv().ZOOKEEPER_HOSTS.join(","), { sessionTimeout: sessionTimeoutMs, spinDelay: 100, retries: 0 });
@@ -76,13 +119,14 @@ export function getLockServices(): LockServices {
 }
 
 /** The client, unless ioredis has ended it for good. */
-function usable(client: Redis | undefined): Redis | undefined {
+function usable<T extends Redis | Cluster>(client: T | undefined): T | undefined {
   return client && client.status !== "end" ? client : undefined;
 }
 
 export function openLockServices(name = "locklab"): LockServices {
   let sentinel: Redis | undefined;
   let subscriber: Redis | undefined;
+  let cluster: Cluster | undefined;
   let etcd: Etcd3 | undefined;
   const zk = new Map<number, Promise<zookeeper.Client>>();
   const zkAskedAt = new Map<number, number>();
@@ -114,6 +158,8 @@ export function openLockServices(name = "locklab"): LockServices {
       }
       return subscriber;
     },
+    // A cluster client that found no node answering has ended: the next call opens a new one.
+    redisCluster: () => (cluster = usable(cluster) ?? createClusterClient(getEnv().REDIS_CLUSTER_NODES, `${name}-cluster`)),
     zookeeper(sessionTimeoutMs) {
       const askedAt = Date.now();
       zkAskedAt.set(sessionTimeoutMs, askedAt);
@@ -142,7 +188,7 @@ export function openLockServices(name = "locklab"): LockServices {
         defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + ETCD_ATTEMPT_MS }),
       })),
     async close() {
-      await Promise.allSettled([sentinel?.quit(), subscriber?.quit()]);
+      await Promise.allSettled([sentinel?.quit(), subscriber?.quit(), cluster?.quit()]);
       for (const client of zk.values()) client.then((c) => c.close()).catch(() => {});
       etcd?.close();
     },

@@ -7,7 +7,7 @@ import { getActiveConfig } from "./sale/config";
 /**
  * `/api/ready`: is every server the active strategy needs reachable right now? Node 1 (stock,
  * config) and Postgres (orders) always; then whatever the strategy says it needs (a majority of
- * the five nodes for Redlock, the Sentinels' primary, the ZooKeeper ensemble, the etcd cluster).
+ * the five nodes for Redlock, the Sentinels' primary, the Redis Cluster, PgBouncer, the ZooKeeper ensemble, the etcd cluster).
  * Each check bounded.
  */
 const CHECK_MS = 1000;

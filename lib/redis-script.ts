@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type Redis from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 /**
  * A Lua script as a feature owns it: its text, its SHA1, how many of its arguments are keys, run by
@@ -15,6 +15,12 @@ import type Redis from "ioredis";
  * was replaced between issuing and sending (a reconnect) can still answer NOSCRIPT; the script is
  * then sent again as EVAL. No command is defined on the client (defining one on an auto-pipelined
  * connection with commands in flight breaks its pipeline: ioredis#1931).
+ *
+ * A Redis Cluster client has no one connection: it picks a node's per key slot, and another after a
+ * MOVED or a failover, so there is no socket to remember a script on before the command is sent.
+ * On it every run is an EVAL. That is still one round trip: the node caches the script by its SHA1
+ * on the first EVAL and finds it again by hashing the text, so the cost is the script's few
+ * hundred bytes on the wire.
  */
 export interface RedisScript {
   readonly lua: string;
@@ -29,8 +35,9 @@ export function redisScript(lua: string, numberOfKeys: number): RedisScript {
 /** The scripts sent on each connection (a socket lives as long as its connection). */
 const sentOn = new WeakMap<object, Set<string>>();
 
-export async function runScript<T = unknown>(client: Redis, script: RedisScript, keys: readonly string[], args: readonly (string | number)[] = []): Promise<T> {
+export async function runScript<T = unknown>(client: Redis | Cluster, script: RedisScript, keys: readonly string[], args: readonly (string | number)[] = []): Promise<T> {
   if (keys.length !== script.numberOfKeys) throw new Error(`script expects ${script.numberOfKeys} keys, got ${keys.length}`);
+  if (client.isCluster) return client.eval(script.lua, script.numberOfKeys, ...keys, ...args) as Promise<T>;
   const socket = (client as unknown as { stream?: object }).stream;
   let sent = socket ? sentOn.get(socket) : undefined;
   if (socket && !sent) sentOn.set(socket, (sent = new Set()));

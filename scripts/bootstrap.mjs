@@ -116,6 +116,9 @@ function missingSystemPackages() {
     ['redis-sentinel', () => onPath('redis-sentinel')],
     ['zookeeper', () => fs.existsSync('/usr/share/java/zookeeper.jar')],
     ['etcd-server', () => onPath('etcd')],
+    // Postgres advisory locks through a pooler: PgBouncer in transaction mode beside Postgres.
+    // (The Redis Cluster needs nothing more: redis-server, and redis-cli from redis-tools, which it pulls in.)
+    ['pgbouncer', () => onPath('pgbouncer')],
     // Network faults (cut links: nft, with a table owned by the stack) and real clock jumps (a Redis
     // node's clock moved by libfaketime). Every mode starts a stack that uses them.
     ['nftables', () => onPath('nft')],

@@ -15,12 +15,19 @@ export interface LockClients {
   readonly redisNodes: () => readonly Redis[];
   /** A node-1 connection used for nothing but WATCH/MULTI/EXEC (WATCH belongs to its connection). */
   readonly watchConnection: () => Redis;
-  /** The row lock's own pool: holders and waiters, apart from the order inserts. */
+  /**
+   * The Postgres locks' own pool straight to Postgres (the row lock, the session advisory lock):
+   * holders and waiters, apart from the order inserts.
+   */
   readonly lockPool: () => Pool;
+  /** The same, through PgBouncer in transaction mode: the advisory locks that go through a pooler. */
+  readonly bouncerPool: () => Pool;
   /** Wakes waiters when a lock is released (pub/sub), instead of a fixed-interval poll. */
   readonly releases: ReleaseSignals;
-  /** The articles' other lock services: the Sentinel-managed primary, ZooKeeper, etcd. */
+  /** The articles' other lock services: the Sentinel-managed primary, the Redis Cluster, ZooKeeper, etcd. */
   readonly services: () => LockServices;
   /** Release messages on the Sentinel-managed primary (its locks publish there). */
   readonly sentinelReleases: ReleaseSignals;
+  /** Release messages on the Redis Cluster (a PUBLISH on the slot's primary reaches every node). */
+  readonly clusterReleases: ReleaseSignals;
 }

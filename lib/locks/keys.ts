@@ -3,3 +3,10 @@ export const lockKey = (resource: string) => `lock:${resource}`;
 
 /** A fencing counter on node 1, the stock's own node, for locks whose own servers cannot count for everyone. */
 export const storeFenceKey = (resource: string) => `fence:store:${resource}`;
+
+/**
+ * A Postgres advisory lock's key for a resource, as SQL over the parameter holding its name: a
+ * 64-bit hash Postgres computes, the same for the session and the transaction-scoped lock, so
+ * the two exclude each other.
+ */
+export const advisoryKey = (nameParameter: string) => `hashtextextended(${nameParameter}, 0)`;

@@ -1,4 +1,4 @@
-import { getLockPool } from "../db";
+import { getBouncerPool, getLockPool } from "../db";
 import { getLockServices } from "../lock-services";
 import { getRedis, getRedisNodes, getSubscriber, getWatchConnection } from "../redis";
 import type { LockClients } from "./clients";
@@ -15,9 +15,11 @@ export function appLockClients(): LockClients {
     redisNodes: getRedisNodes,
     watchConnection: getWatchConnection,
     lockPool: getLockPool,
+    bouncerPool: getBouncerPool,
     releases: createReleaseSignals(getSubscriber),
     services: getLockServices,
     sentinelReleases: createReleaseSignals(() => getLockServices().sentinelSubscriber()),
+    clusterReleases: createReleaseSignals(() => getLockServices().redisCluster()),
   };
 }
 

@@ -1,4 +1,4 @@
-import type Redis from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 /**
  * Wakes waiters when a lock is released, instead of a fixed-sleep poll. Release scripts PUBLISH
@@ -34,13 +34,16 @@ export interface ReleaseSignals {
   armReleaseWait(resource: string, nodeIndexes?: readonly number[]): ReleaseWait;
 }
 
-/** Release signals over the subscriber connections `subscriberFor(nodeIndex)` returns. */
-export function createReleaseSignals(subscriberFor: (nodeIndex: number) => Redis): ReleaseSignals {
+/**
+ * Release signals over the subscriber connections `subscriberFor(nodeIndex)` returns (a Redis
+ * Cluster client subscribes on a connection of its own, and a PUBLISH on any node reaches it).
+ */
+export function createReleaseSignals(subscriberFor: (nodeIndex: number) => Redis | Cluster): ReleaseSignals {
   const listeners = new Map<string, Set<() => void>>();
   // Per connection: a reconnecting client resubscribes by itself, a new client starts empty.
   // The value is what a waiter awaits before its first attempt: the SUBSCRIBE's answer while one is
   // awaited, then nothing.
-  const subscribed = new WeakMap<Redis, Map<string, Promise<void>>>();
+  const subscribed = new WeakMap<Redis | Cluster, Map<string, Promise<void>>>();
 
   function ensureSubscribed(nodeIndex: number, channel: string): Promise<void> {
     const subscriber = subscriberFor(nodeIndex);

@@ -1,4 +1,4 @@
-import type Redis from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { redisScript, runScript } from "../redis-script";
 
 /**
@@ -81,10 +81,13 @@ export interface LockScripts {
   releaseReentrantLock(key: string, token: string, channel: string, ttlMs: number): Promise<number>;
 }
 
-const bound = new WeakMap<Redis, LockScripts>();
+const bound = new WeakMap<Redis | Cluster, LockScripts>();
 
-/** The lock scripts, run on `client` (any node, the Sentinel-managed primary, a test's own client). */
-export function lockScripts(client: Redis): LockScripts {
+/**
+ * The lock scripts, run on `client` (any node, the Sentinel-managed primary, the Redis Cluster, a
+ * test's own client). On a cluster only the one-key scripts run: a script's keys must share a slot.
+ */
+export function lockScripts(client: Redis | Cluster): LockScripts {
   let scripts = bound.get(client);
   if (!scripts) {
     const run = (script: Parameters<typeof runScript>[1], keys: string[], args: (string | number)[]) => runScript<number>(client, script, keys, args);

@@ -7,12 +7,14 @@ import { releaseChannel } from "./release-signal";
 import { ACQUIRED, lockScripts } from "./scripts";
 import { holdSharedLock, type SharedLock } from "./shared-lock";
 import { lockKey, storeFenceKey } from "./keys";
-import type Redis from "ioredis";
+import type { Cluster, Redis } from "ioredis";
+import { clusterPrimaryFor } from "../lock-services";
 import { LockUnavailableError, type LockOptions, type LockStrategy } from "./types";
 
 /**
  * The token lock on Redis node 1 and its variants: `SET key token NX PX ttl` with a random token
- * per holder, woken on release by pub/sub. The variants differ in how they unlock, whether a
+ * per holder, woken on release by pub/sub. The same lock runs on a Sentinel-managed primary and on
+ * the Redis Cluster (each script touches one key, so it runs on that key's slot's primary). The variants differ in how they unlock, whether a
  * watchdog renews the lock, whether each acquisition carries a fencing token, and whether the
  * instance's buyers line up locally first (./local-line.ts).
  */
@@ -28,8 +30,11 @@ export interface TokenLockVariant {
   readonly fencing?: boolean;
   /** Line this instance's buyers up locally, so only the head contends in Redis. */
   readonly localLine: boolean;
-  /** Where the lock lives: Redis node 1 (default), or the primary the Sentinels name now. */
-  readonly server?: "node-1" | "sentinel";
+  /**
+   * Where the lock lives: Redis node 1 (default), the primary the Sentinels name now, or the Redis
+   * Cluster's primary of the lock key's slot.
+   */
+  readonly server?: "node-1" | "sentinel" | "cluster";
   /** The lock counts only once `WAIT 1` says a replica has it (Redisson's plain lock does this). */
   readonly replicaAck?: boolean;
   /**
@@ -56,6 +61,10 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
     ...(variant.server === "sentinel" && {
       readiness: () => [["sentinel primary", () => clients.services().sentinel().set("locklab:ready:sentinel", "1", "PX", 5000)]] as const,
     }),
+    // Every slot served (a shard with no primary left stops the whole cluster), and a primary takes a write.
+    ...(variant.server === "cluster" && {
+      readiness: () => [["redis cluster", () => clusterServes(clients.services().redisCluster())]] as const,
+    }),
     withLock(resource, options, critical) {
       const lock = tokenLock(clients, resource, options, variant);
       return variant.localLine ? withLocalLine(resource, options, lock, critical) : holdSharedLock(options, lock, critical);
@@ -69,9 +78,21 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
  */
 const handsOn = (variant: TokenLockVariant) => variant.unlock === "lua" && !variant.fencing && !variant.fenceFromStore && !variant.watchdog;
 
+/** The server a variant keeps its lock on, and what wakes its waiters. */
+function lockServer(clients: LockClients, variant: TokenLockVariant): { server: Redis | Cluster; releases: LockClients["releases"] } {
+  if (variant.server === "sentinel") return { server: clients.services().sentinel(), releases: clients.sentinelReleases };
+  if (variant.server === "cluster") return { server: clients.services().redisCluster(), releases: clients.clusterReleases };
+  return { server: clients.redis(), releases: clients.releases };
+}
+
+async function clusterServes(cluster: Cluster): Promise<void> {
+  const info = String(await cluster.cluster("INFO"));
+  if (!/^cluster_state:ok\r?$/m.test(info)) throw new Error(`the cluster says ${/^cluster_state:\w+/m.exec(info)?.[0] ?? "nothing"}`);
+  await cluster.set("locklab:ready:cluster", "1", "PX", 5000);
+}
+
 function tokenLock(clients: LockClients, resource: string, options: LockOptions, variant: TokenLockVariant): SharedLock {
-  const server = variant.server === "sentinel" ? clients.services().sentinel() : clients.redis();
-  const releases = variant.server === "sentinel" ? clients.sentinelReleases : clients.releases;
+  const { server, releases } = lockServer(clients, variant);
   const redis = lockScripts(server);
   const key = lockKey(resource);
   const token = randomUUID();
@@ -122,8 +143,11 @@ function tokenLock(clients: LockClients, resource: string, options: LockOptions,
  * (it is not durable there either), a failover may promote another replica that did not ack, and
  * a lock taken after WAIT timed out on the old primary is released here but may reach the replica.
  */
-async function confirmOnReplica(server: Redis, key: string, token: string, channel: string, redis: ReturnType<typeof lockScripts>): Promise<void> {
-  const acks = await server.wait(1, REPLICA_ACK_MS);
+async function confirmOnReplica(server: Redis | Cluster, key: string, token: string, channel: string, redis: ReturnType<typeof lockScripts>): Promise<void> {
+  // WAIT has no key: on a cluster it goes to the connection the lock's write went on, the slot's primary's.
+  const primary = server.isCluster ? clusterPrimaryFor(server as Cluster, key) : (server as Redis);
+  if (!primary) throw new LockUnavailableError(`the cluster client knows no primary for ${key} yet`);
+  const acks = await primary.wait(1, REPLICA_ACK_MS);
   if (acks >= 1) return;
   await redis.releaseTokenLock(key, token, channel).catch(() => undefined);
   throw new LockUnavailableError(`no replica confirmed the lock on ${key} within ${REPLICA_ACK_MS} ms`);

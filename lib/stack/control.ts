@@ -55,8 +55,10 @@ export interface StackStatus {
   network?: { cuts: readonly Cut[]; available?: boolean };
   "sentinel-redis"?: ClusterStatus;
   sentinel?: ClusterStatus;
+  "redis-cluster"?: ClusterStatus;
   zookeeper?: ClusterStatus;
   etcd?: ClusterStatus;
+  pgbouncer?: ClusterStatus;
   apps: { index: number; port: number; instance: string; state: string; pid?: number }[];
   postgres: { up: boolean };
   /** Where the store listens: loopback, or the LAN too (workshop mode), and the addresses to give students. */

@@ -21,7 +21,14 @@ interface FaultMark {
   readonly instance?: string;
 }
 
-const MEMBER_NAMES = { "sentinel-redis": "Sentinel-managed Redis", sentinel: "Sentinel", zookeeper: "ZooKeeper member", etcd: "etcd member" } as const;
+const MEMBER_NAMES = {
+  "sentinel-redis": "Sentinel-managed Redis",
+  sentinel: "Sentinel",
+  "redis-cluster": "Redis Cluster node",
+  zookeeper: "ZooKeeper member",
+  etcd: "etcd member",
+  pgbouncer: "PgBouncer",
+} as const;
 const ARROWS = { both: "⇹", "to-server": "→", "to-client": "←" } as const;
 
 export function faultsOfControlCall(path: string, body?: unknown): FaultMark[] {
@@ -45,10 +52,14 @@ export function faultsOfControlCall(path: string, body?: unknown): FaultMark[] {
     const what = change.jumpS !== undefined ? `jumped ${change.jumpS > 0 ? "+" : ""}${change.jumpS} s` : `runs ×${change.rate}`;
     return [{ kind: "fault-start", note: `Redis node ${clock[1]}'s clock ${what}` }];
   }
-  const match = /^\/(redis|apps|postgres|sentinel-redis|sentinel|zookeeper|etcd)(?:\/(\d+))?\/(stop|start|pause|resume|kill)$/.exec(path);
+  const failover = /^\/redis-cluster\/(\d+)\/failover$/.exec(path);
+  if (failover) return [{ kind: "fault-start", note: `Redis Cluster node ${failover[1]} took over its primary's slots (CLUSTER FAILOVER)` }];
+  const match = /^\/(redis|apps|postgres|sentinel-redis|sentinel|redis-cluster|zookeeper|etcd|pgbouncer)(?:\/(\d+))?\/(stop|start|pause|resume|kill)$/.exec(path);
   if (!match) return [];
   const [, target, index, action] = match;
-  const what = target === "redis" ? `Redis node ${index}` : target === "apps" ? `app-${index}` : target === "postgres" ? "Postgres" : `${MEMBER_NAMES[target as keyof typeof MEMBER_NAMES]} ${index}`;
+  const member = MEMBER_NAMES[target as keyof typeof MEMBER_NAMES];
+  const what = target === "redis" ? `Redis node ${index}` : target === "apps" ? `app-${index}` : target === "postgres" ? "Postgres"
+    : target === "pgbouncer" ? member : index === undefined ? `every ${member}` : `${member} ${index}`;
   const done = { stop: "stopped", start: "started", pause: "paused", resume: "resumed", kill: "killed" }[action as "stop"];
   return [{ kind: action === "start" || action === "resume" ? "fault-end" : "fault-start", note: `${what} ${done}` }];
 }

@@ -1,8 +1,9 @@
 // A cluster of identical members the stack starts on loopback (Sentinel's Redis pair and its
-// Sentinels, the ZooKeeper ensemble, the etcd cluster): one child each, in .stack/<name>-<n>,
-// wiped at every stack start, so each start is a fresh cluster. Each service file says how to
-// start a member and when the whole cluster serves; this file does the rest, including the
-// control API's /<name>/<n>/stop|start|pause|resume.
+// Sentinels, the Redis Cluster, the ZooKeeper ensemble, the etcd cluster, and PgBouncer, a
+// cluster of one): one child each, in .stack/<name>-<n>, wiped at every stack start, so each start
+// is a fresh cluster. Each service file says how to start a member and when the whole cluster
+// serves; this file does the rest, including the control API's /<name>/<n>/stop|start|pause|
+// resume|kill and /<name>/stop|start (every member at once).
 
 import fs from "node:fs";
 import net from "node:net";
@@ -26,13 +27,15 @@ import {
   waitExit,
   waitFor,
 } from "./processes";
-import type { Service, ServiceFactory, StackContext } from "./service";
+import type { Route, Service, ServiceFactory, StackContext } from "./service";
 import type { StaleRule } from "./stale";
 
 export interface MemberCommand {
   readonly command: string;
   readonly args: string[];
   readonly env?: ChildEnv;
+  /** Run as this user (PgBouncer, which refuses root, as `postgres`); the member's group id stays its own. */
+  readonly uid?: number;
 }
 
 export interface ClusterSpec {
@@ -54,10 +57,28 @@ export interface ClusterSpec {
   serves(members: readonly MemberConfig[]): Promise<boolean>;
   /** How long the first start may take to serve. */
   readonly readyTimeoutMs: number;
+  /**
+   * Joins the members into one cluster once every one answers, at the stack's start only (the
+   * Redis Cluster's `redis-cli --cluster create`); a member started again later rejoins by itself.
+   */
+  form?(members: readonly MemberConfig[], ctx: StackContext): Promise<void>;
   /** A polite stop (Redis' SHUTDOWN); SIGTERM otherwise. */
   stopMember?(member: MemberConfig): Promise<void>;
+  /** What /status adds about the cluster beside its members (who is primary of what). */
+  details?(members: readonly MemberConfig[]): Promise<Record<string, unknown>>;
+  /** Control routes of the service's own beside the members' (a failover, a lookup). */
+  routes?(cluster: ClusterView): readonly Route[];
   /** Recognises a leftover member by its command line. */
   readonly marker: string;
+}
+
+/** What a service's own routes see of its running cluster. */
+export interface ClusterView {
+  readonly members: readonly MemberConfig[];
+  /** The member `<n>` of a route, or 404. */
+  member(n: string | undefined): MemberConfig;
+  /** Its process runs and is not paused. */
+  running(member: MemberConfig): boolean;
 }
 
 interface Member extends MemberConfig {
@@ -92,11 +113,11 @@ export function clusterService(spec: ClusterSpec): ServiceFactory {
 
     async function startMember(m: Member, waitAnswer: boolean): Promise<void> {
       const dir = mkdirp(dirOf(spec, m));
-      const { command, args, env } = await spec.command(m, dir, members, ctx);
+      const { command, args, env, uid } = await spec.command(m, dir, members, ctx);
       m.paused = false;
       // Its own group id, so the network service can cut this member's links (its name is its role).
       const gid = spec.name in CLIENT_GID_BASE ? spawnGid(spec.name as ClientRole, m.index) : undefined;
-      m.handle = spawnChild(`${spec.name}-${m.index}`, command, args, { env: env ?? process.env, gid, record: { kind: spec.name, port: m.port } });
+      m.handle = spawnChild(`${spec.name}-${m.index}`, command, args, { env: env ?? process.env, uid, gid, record: { kind: spec.name, port: m.port } });
       if (!waitAnswer) return;
       const handle = m.handle;
       const answered = await waitFor(async () => Boolean(handle.exitInfo) || (await spec.answers(m)), spec.readyTimeoutMs, 100);
@@ -159,6 +180,7 @@ export function clusterService(spec: ClusterSpec): ServiceFactory {
         for (const m of members) mkdirp(dirOf(spec, m));
         await spec.prepare?.(members, ctx);
         await Promise.all(members.map((m) => startMember(m, true)));
+        await spec.form?.(members, ctx);
         await waitServes(spec.readyTimeoutMs);
         const line = `${spec.name} ×${members.length} ${members.map((m) => m.addr).join(" ")}`;
         if (isQuiet()) ok(line, t0);
@@ -171,6 +193,7 @@ export function clusterService(spec: ClusterSpec): ServiceFactory {
 
       status: async () => ({
         serves: await spec.serves(members),
+        ...(await spec.details?.(members)),
         members: await Promise.all(
           members.map(async (m) => ({
             index: m.index,
@@ -183,6 +206,27 @@ export function clusterService(spec: ClusterSpec): ServiceFactory {
       }),
 
       routes: [
+        {
+          method: "POST",
+          // Every member at once: nothing is left running to take over, so the cluster comes back
+          // as it was (the Redis Cluster: no replica promoted, the same roles).
+          path: new RegExp(`^/${spec.name}/(stop|start)$`),
+          async handle([action]) {
+            if (action === "stop") {
+              await Promise.all(members.map((m) => stopMember(m)));
+              say(`… ${spec.name} stopped, every member (control API)`);
+            } else {
+              await Promise.all(members.filter((m) => !running(m.handle)).map((m) => startMember(m, true)));
+              await waitServes(spec.readyTimeoutMs);
+            }
+            return { [spec.name]: action, serves: await spec.serves(members) };
+          },
+        },
+        ...(spec.routes?.({
+          members,
+          member,
+          running: (m) => members.some((own) => own.index === m.index && running(own.handle) && !own.paused),
+        }) ?? []),
         {
           method: "POST",
           path: new RegExp(`^/${spec.name}/(\\d+)/(stop|start|pause|resume|kill)$`),

@@ -41,8 +41,17 @@ export interface MemberConfig {
   readonly addr: string;
 }
 
+/** PgBouncer in front of the stack's Postgres: where it listens, and the database name clients ask it for. */
+export interface PgBouncerConfig extends MemberConfig {
+  readonly url: string;
+  readonly user: string;
+  readonly name: string;
+}
+
 export interface StackConfig {
   readonly redis: readonly RedisNodeConfig[];
+  /** The Redis Cluster's six nodes: three primaries and their replicas once the cluster is created. */
+  readonly redisCluster: readonly MemberConfig[];
   /** The Sentinel-managed primary (first) and its replica. */
   readonly sentinelRedis: readonly MemberConfig[];
   readonly sentinels: readonly MemberConfig[];
@@ -53,6 +62,7 @@ export interface StackConfig {
   readonly redisExplicit: boolean;
   readonly database: DatabaseConfig;
   readonly databaseExplicit: boolean;
+  readonly pgbouncer: PgBouncerConfig;
   readonly apps: readonly AppConfig[];
   readonly appsExplicit: boolean;
   readonly publicPort: number;
@@ -70,12 +80,14 @@ export interface StackConfig {
 /** What an unset or blank variable means. */
 export const DEFAULTS = Object.freeze({
   REDIS_NODES: envSchema.shape.REDIS_NODES.parse(undefined).join(","),
+  REDIS_CLUSTER_NODES: envSchema.shape.REDIS_CLUSTER_NODES.parse(undefined).join(","),
   SENTINEL_REDIS: envSchema.shape.SENTINEL_REDIS.parse(undefined).join(","),
   SENTINELS: envSchema.shape.SENTINELS.parse(undefined).join(","),
   SENTINEL_MASTER: envSchema.shape.SENTINEL_MASTER.parse(undefined),
   ZOOKEEPER_HOSTS: envSchema.shape.ZOOKEEPER_HOSTS.parse(undefined).join(","),
   ETCD_ENDPOINTS: envSchema.shape.ETCD_ENDPOINTS.parse(undefined).join(","),
   DATABASE_URL: envSchema.shape.DATABASE_URL.parse(undefined),
+  PGBOUNCER_URL: envSchema.shape.PGBOUNCER_URL.parse(undefined),
   APP_PORTS: "3001,3002",
   PUBLIC_PORT: "3000",
   PUBLIC_HOST: "127.0.0.1",
@@ -110,16 +122,21 @@ export function parsePort(value: string, varName: string): number {
   return port;
 }
 
-function parseDatabase(value: string): DatabaseConfig {
+function parsePostgresUrl(value: string, varName: string): URL {
   let dbUrl: URL;
   try {
     dbUrl = new URL(value);
   } catch {
-    throw new StackError(`DATABASE_URL: "${value}" is not a URL`);
+    throw new StackError(`${varName}: "${value}" is not a URL`);
   }
   if (!/^postgres(ql)?:$/.test(dbUrl.protocol)) {
-    throw new StackError("DATABASE_URL: expected postgresql://user@host:port/db");
+    throw new StackError(`${varName}: expected postgresql://user@host:port/db`);
   }
+  return dbUrl;
+}
+
+function parseDatabase(value: string): DatabaseConfig {
+  const dbUrl = parsePostgresUrl(value, "DATABASE_URL");
   const name = decodeURIComponent(dbUrl.pathname.replace(/^\//, "") || "locklab");
   const shadow = new URL(dbUrl);
   shadow.pathname = `/${name}_shadow`;
@@ -132,6 +149,23 @@ function parseDatabase(value: string): DatabaseConfig {
     name,
     shadowName: `${name}_shadow`,
     shadowUrl: shadow.toString(),
+  };
+}
+
+/** PGBOUNCER_URL: where PgBouncer listens (a port of its own) and the database name it answers to. */
+function parsePgBouncer(value: string, database: DatabaseConfig): PgBouncerConfig {
+  const url = parsePostgresUrl(value, "PGBOUNCER_URL");
+  const host = url.hostname.replace(/^\[|\]$/g, "") || "127.0.0.1";
+  const port = Number(url.port || 6432);
+  if (port === database.port && host === database.host) throw new StackError(`PGBOUNCER_URL: port ${port} is Postgres' own (DATABASE_URL); give PgBouncer a port of its own`);
+  return {
+    index: 1,
+    host,
+    port,
+    addr: `${host}:${port}`,
+    url: url.toString(),
+    user: decodeURIComponent(url.username || database.user),
+    name: decodeURIComponent(url.pathname.replace(/^\//, "") || database.name),
   };
 }
 
@@ -154,6 +188,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     return list;
   };
   const redis = members("REDIS_NODES");
+  const redisCluster = members("REDIS_CLUSTER_NODES", 6);
   const sentinelMaster = value("SENTINEL_MASTER");
   if (!/^[A-Za-z0-9_.-]+$/.test(sentinelMaster)) throw new StackError(`SENTINEL_MASTER: "${sentinelMaster}" may hold only letters, digits, _ . -`);
 
@@ -167,6 +202,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
 
   return {
     redis,
+    redisCluster,
     sentinelRedis: members("SENTINEL_REDIS", 2),
     sentinels: members("SENTINELS"),
     sentinelMaster,
@@ -175,6 +211,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     redisExplicit: explicit("REDIS_NODES"),
     database,
     databaseExplicit: explicit("DATABASE_URL"),
+    pgbouncer: parsePgBouncer(value("PGBOUNCER_URL"), database),
     apps,
     appsExplicit: explicit("APP_PORTS"),
     publicPort: parsePort(value("PUBLIC_PORT"), "PUBLIC_PORT"),

@@ -55,11 +55,13 @@ export const CLIENT_GID_BASE = Object.freeze({
   zookeeper: 61300,
   etcd: 61400,
   redis: 61500,
+  "redis-cluster": 61600,
+  pgbouncer: 61700,
 } as const);
 export type ClientRole = keyof typeof CLIENT_GID_BASE;
 
 /** The lowest and highest gid a stack child may carry: the marking rules' range. */
-export const GID_RANGE = Object.freeze({ first: 61000, last: 61599 });
+export const GID_RANGE = Object.freeze({ first: 61000, last: 61799 });
 
 export function roleGid(role: ClientRole, index: number): number {
   if (!Number.isInteger(index) || index < 1 || index > 99) throw new RangeError(`${role} index ${index} is not 1..99`);

@@ -40,12 +40,14 @@ export interface StartOptions {
 export interface StackEnv {
   readonly ADMIN_PASSWORD: string;
   readonly REDIS_NODES: string;
+  readonly REDIS_CLUSTER_NODES: string;
   readonly SENTINELS: string;
   readonly SENTINEL_MASTER: string;
   readonly SENTINEL_REDIS: string;
   readonly ZOOKEEPER_HOSTS: string;
   readonly ETCD_ENDPOINTS: string;
   readonly DATABASE_URL: string;
+  readonly PGBOUNCER_URL: string;
   readonly APP_PORTS: string;
   readonly PUBLIC_PORT: string;
   readonly PUBLIC_URL: string;

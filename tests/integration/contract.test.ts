@@ -28,7 +28,10 @@ async function expectHonestSale(bought: number) {
   expect(stats.verdict).toBe("PASS");
 }
 
-const SAFE: readonly StrategyName[] = ["token-lua", "redlock", "pg-for-update", "atomic", "sentinel", "sentinel-wait", "zookeeper", "etcd"];
+const SAFE: readonly StrategyName[] = [
+  "token-lua", "redlock", "pg-for-update", "atomic", "sentinel", "sentinel-wait", "zookeeper", "etcd",
+  "cluster", "cluster-wait", "pg-advisory", "pg-advisory-xact",
+];
 /** The pitfall lab's variants: with no fault injected and work well inside the TTL, all sell honestly. */
 const LAB_VARIANTS: readonly StrategyName[] = [
   "setnx-no-expiry",
@@ -85,6 +88,18 @@ describe("pg-nowait (lab variant)", () => {
     expect(honest(checked)).toEqual(HONEST);
     expect(checked.orders + checked.remaining).toBe(STOCK);
     expect((await getSaleStats()).peakHolders).toBe(1);
+  });
+});
+
+describe("pg-advisory-pooled (lab variant, unsafe on purpose)", () => {
+  it("lets two buyers hold the lock at once: PgBouncer lends the holder's session to the next buyer", async () => {
+    // A short wait: buyers stranded behind a lock an unlock left on another server connection are busy.
+    await prepareSale({ strategy: "pg-advisory-pooled", workMs: WORK_MS, lockTtlMs: 5000, waitTimeoutMs: 3000 }, STOCK);
+    const result = await blast(PUBLIC_URL, BUYERS);
+    const checked = await settledSale();
+    expect(result.other + result.unavailable).toBe(0);
+    expect(checked.orders).toBe(result.bought);
+    expect((await getSaleStats()).peakHolders).toBeGreaterThan(1);
   });
 });
 
@@ -156,6 +171,6 @@ describe("setnx (SETNX + EXPIRE, DEL to unlock)", () => {
 });
 
 it("covers every strategy in the registry", () => {
-  const covered = new Set<StrategyName>([...SAFE, ...LAB_VARIANTS, "pg-nowait", "pg-unfenced", "none", "local", "setnx"]);
+  const covered = new Set<StrategyName>([...SAFE, ...LAB_VARIANTS, "pg-nowait", "pg-unfenced", "pg-advisory-pooled", "none", "local", "setnx"]);
   expect([...covered].sort()).toEqual([...STRATEGY_NAMES].sort());
 });

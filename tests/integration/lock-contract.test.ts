@@ -51,6 +51,12 @@ interface Claims {
   readonly checked?: boolean;
   /** Waiters of this process get the lock in arrival order (the local line's promise). */
   readonly fifo: boolean;
+  /**
+   * An unlock may run on a session that does not hold the lock (a pooler's, pg-advisory-pooled):
+   * the lock is left behind, and waiters that land on other sessions are busy at their wait
+   * timeout. Only such a strategy may refuse some of the 200 acquirers (busy, nothing else).
+   */
+  readonly strands?: boolean;
 }
 
 let nextResource = 0;
@@ -79,9 +85,11 @@ function unreachableClients(): LockClients {
     redisNodes: refuse("redisNodes"),
     watchConnection: refuse("watchConnection"),
     lockPool: refuse("lockPool"),
+    bouncerPool: refuse("bouncerPool"),
     services: refuse("services"),
     releases: refusingSignals as LockClients["releases"],
     sentinelReleases: refusingSignals as LockClients["sentinelReleases"],
+    clusterReleases: refusingSignals as LockClients["clusterReleases"],
   };
 }
 
@@ -97,8 +105,8 @@ function grantedLeaseMs(name: StrategyName, ttlMs: number): number {
 
 function runLockContract(name: StrategyName, claims: Claims, topology: Topology) {
   const strategy = STRATEGY_FACTORIES[name](clients);
-  // The row lock locks a row of lock_rows: the seeded one.
-  const resourceFor = () => (name.startsWith("pg-") ? SKU : freshResource());
+  // The row lock locks a row of lock_rows: the seeded one. The advisory locks need no row.
+  const resourceFor = () => (name.startsWith("pg-") && !name.startsWith("pg-advisory") ? SKU : freshResource());
   const options = (overrides: Partial<LockOptions> = {}): LockOptions => ({ ttlMs: 5000, waitTimeoutMs: 10_000, ...overrides });
 
   /**
@@ -138,8 +146,9 @@ function runLockContract(name: StrategyName, claims: Claims, topology: Topology)
       let inside = 0;
       let peak = 0;
       let entered = 0;
+      // Waiters stranded behind a lock nobody holds would wait out the whole timeout: a shorter one.
       const answers = await Promise.allSettled(Array.from({ length: 200 }, () =>
-        strategy.withLock(resource, options({ waitTimeoutMs: 60_000 }), async () => {
+        strategy.withLock(resource, options({ waitTimeoutMs: claims.strands ? 5000 : 60_000 }), async () => {
           entered++;
           inside++;
           peak = Math.max(peak, inside);
@@ -147,8 +156,10 @@ function runLockContract(name: StrategyName, claims: Claims, topology: Topology)
           inside--;
         })));
       const refused = answers.flatMap((answer) => (answer.status === "rejected" ? [answer.reason as unknown] : []));
-      // A lock that does not wait (NOWAIT) answers busy instead of queueing; nothing else may fail.
-      if (claims.waits || !claims.exclusive) expect(refused).toEqual([]);
+      // A lock that does not wait (NOWAIT) answers busy instead of queueing, and a stranded waiter
+      // is busy at its timeout; nothing else may fail.
+      if (claims.strands) expect(refused.every((reason) => reason instanceof LockBusyError)).toBe(true);
+      else if (claims.waits || !claims.exclusive) expect(refused).toEqual([]);
       else expect(refused.every((reason) => reason instanceof LockBusyError)).toBe(true);
       expect(entered).toBeGreaterThan(0);
       if (claims.exclusive) expect(peak).toBe(1);
@@ -345,6 +356,19 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   "etcd-sequencer": [{ ...TOKEN, lease: false, renews: true }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
   "redlock-fenced": [TOKEN, { stop: ["/redis/3/stop", "/redis/4/stop", "/redis/5/stop"] }],
   "sentinel-fenced": [TOKEN, { stop: ["/sentinel-redis/1/pause", "/sentinel-redis/2/pause"] }],
+  // The lock key's slot may be any primary's. Every member stopped at once (not paused, not one by
+  // one): no replica is left to be promoted, so reset-faults brings the cluster back with the roles
+  // of the stack's start. A pause longer than the node timeout could end in a failover at resume.
+  cluster: [TOKEN, { stop: ["/redis-cluster/stop"] }],
+  // Without a replica to confirm it, no lock counts: the three replicas of a fresh stack (4–6) frozen.
+  "cluster-wait": [TOKEN, { stop: ["/redis-cluster/4/pause", "/redis-cluster/5/pause", "/redis-cluster/6/pause"] }],
+  // Postgres queues the waiters in no promised order; a lease (Postgres ends a session idle past the TTL).
+  "pg-advisory": [{ exclusive: true, waits: true, lease: true, fifo: false }, { stop: ["/postgres/stop"] }],
+  // Through PgBouncer: without it there is no lock.
+  "pg-advisory-xact": [{ exclusive: true, waits: true, lease: true, fifo: false }, { stop: ["/pgbouncer/1/stop"] }],
+  // The session lock through PgBouncer: a second caller is lent the holder's server connection and
+  // gets the lock beside it (never waits); no lease, no fence; unlocks that land elsewhere strand it.
+  "pg-advisory-pooled": [{ exclusive: false, waits: false, lease: false, fifo: false, strands: true }, { stop: ["/pgbouncer/1/stop"] }],
 };
 
 for (const name of STRATEGY_NAMES) runLockContract(name, CONTRACTS[name][0], CONTRACTS[name][1]);

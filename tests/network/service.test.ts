@@ -25,7 +25,7 @@ describe.skipIf(unfit !== null)(`the network service${unfit ? ` (skipped: ${unfi
 
   beforeAll(async () => {
     // Nothing answers on these ports: `primary` cannot be resolved, and no cut touches a real server.
-    const ports = await freePorts(20);
+    const ports = await freePorts(27);
     const addrs = (n: number) => ports.splice(0, n).map((p) => `127.0.0.1:${p}`).join(",");
     // etcd's peer port is its client port + 1: every other free port.
     const etcd = ports.splice(0, 6).filter((_p, i) => i % 2 === 0).map((p) => `127.0.0.1:${p}`).join(",");
@@ -36,7 +36,9 @@ describe.skipIf(unfit !== null)(`the network service${unfit ? ` (skipped: ${unfi
       SENTINEL_REDIS: addrs(2),
       ZOOKEEPER_HOSTS: addrs(3),
       ETCD_ENDPOINTS: etcd,
+      REDIS_CLUSTER_NODES: addrs(6),
       DATABASE_URL: `postgresql://locklab@127.0.0.1:${ports.shift()}/locklab`,
+      PGBOUNCER_URL: `postgresql://locklab@127.0.0.1:${ports.shift()}/locklab`,
     });
     redis3Port = cfg.redis[2]!.port;
     const ctx: StackContext = { cfg, opts: {}, env: {} as StackContext["env"], stopping: false, faultsActive: () => false };

@@ -1,6 +1,7 @@
 /**
- * Lock clients of the test's own — new connections to the stack's real Redis nodes and Postgres,
- * none of the app's globals — so a strategy built by its factory is tested in this process alone.
+ * Lock clients of the test's own — new connections to the stack's real Redis nodes, Postgres (also
+ * through PgBouncer) and lock services, none of the app's globals — so a strategy built by its
+ * factory is tested in this process alone.
  */
 import type Redis from "ioredis";
 import { createLockPool } from "@/lib/db";
@@ -28,6 +29,7 @@ export function openLockClients(): TestLockClients {
   };
   let watch: Redis | undefined;
   const pool = createLockPool(20);
+  const bouncerPool = createLockPool(20, getEnv().PGBOUNCER_URL);
   const services = openLockServices("contract");
   return {
     redis: () => nodes[0]!,
@@ -40,13 +42,15 @@ export function openLockClients(): TestLockClients {
       return watch;
     },
     lockPool: () => pool,
+    bouncerPool: () => bouncerPool,
     releases: createReleaseSignals(subscriberFor),
     services: () => services,
     sentinelReleases: createReleaseSignals(() => services.sentinelSubscriber()),
+    clusterReleases: createReleaseSignals(() => services.redisCluster()),
     async close() {
       await services.close();
       await Promise.allSettled([...nodes, ...subscribers.values(), watch].map((client) => client?.quit()));
-      await pool.end().catch(() => {});
+      await Promise.allSettled([pool.end(), bouncerPool.end()]);
     },
   };
 }

@@ -39,13 +39,18 @@ describe("the links of the stack", () => {
       "app-1", "app-2",
       "sentinel-1", "sentinel-2", "sentinel-3",
       "sentinel-redis-1", "sentinel-redis-2",
+      "redis-cluster-1", "redis-cluster-2", "redis-cluster-3", "redis-cluster-4", "redis-cluster-5", "redis-cluster-6",
       "zookeeper-1", "zookeeper-2", "zookeeper-3",
       "etcd-1", "etcd-2", "etcd-3",
+      "pgbouncer",
     ]);
     expect(topology.servers.map((s) => [s.name, s.ports])).toEqual([
       ["redis-1", [7001]], ["redis-2", [7002]], ["redis-3", [7003]], ["redis-4", [7004]], ["redis-5", [7005]],
       ["sentinel-redis-1", [7101]], ["sentinel-redis-2", [7102]],
       ["sentinel-1", [26381]], ["sentinel-2", [26382]], ["sentinel-3", [26383]],
+      ["redis-cluster-1", [7201]], ["redis-cluster-1-peer", [7301]], ["redis-cluster-2", [7202]], ["redis-cluster-2-peer", [7302]],
+      ["redis-cluster-3", [7203]], ["redis-cluster-3-peer", [7303]], ["redis-cluster-4", [7204]], ["redis-cluster-4-peer", [7304]],
+      ["redis-cluster-5", [7205]], ["redis-cluster-5-peer", [7305]], ["redis-cluster-6", [7206]], ["redis-cluster-6-peer", [7306]],
       ["zookeeper-1", [12181]], ["zookeeper-1-peer", [12888, 13888]],
       ["zookeeper-2", [12182]], ["zookeeper-2-peer", [12889, 13889]],
       ["zookeeper-3", [12183]], ["zookeeper-3-peer", [12890, 13890]],
@@ -53,6 +58,7 @@ describe("the links of the stack", () => {
       ["etcd-2", [12389]], ["etcd-2-peer", [12390]],
       ["etcd-3", [12399]], ["etcd-3-peer", [12400]],
       ["postgres", [55432]],
+      ["pgbouncer", [55433]],
     ]);
   });
 
@@ -61,6 +67,7 @@ describe("the links of the stack", () => {
     expect(new Set(gids).size).toBe(gids.length);
     expect(gids.every((g) => g >= GID_RANGE.first && g <= GID_RANGE.last)).toBe(true);
     expect([roleGid("app", 2), roleGid("sentinel-redis", 1), roleGid("etcd", 3), roleGid("redis", 5)]).toEqual([61002, 61201, 61403, 61505]);
+    expect([roleGid("redis-cluster", 6), roleGid("pgbouncer", 1)]).toEqual([61606, 61701]);
     expect(spawnGid("app", 1, true)).toBe(61001);
     expect(spawnGid("app", 1, false)).toBeUndefined();
     expect(() => roleGid("app", 0)).toThrow(RangeError);
@@ -96,6 +103,16 @@ describe("a grudge", () => {
     expect(namesAlias({ cuts: [{ client: "app-1", server: "primary" }] })).toBe(true);
     expect(namesAlias({ isolate: ["replica"] })).toBe(true);
     expect(namesAlias({ cuts: [{ client: "app-1", server: "redis-1" }] })).toBe(false);
+  });
+
+  it("isolates a Redis Cluster node from its five peers' cluster bus, both ways", () => {
+    const cuts = parseGrudge({ isolate: ["redis-cluster-2"] }, topology);
+    expect(cuts).toHaveLength(10);
+    expect(cuts).toContainEqual({ client: "redis-cluster-2", server: "redis-cluster-5-peer", direction: "both" });
+    expect(cuts).toContainEqual({ client: "redis-cluster-5", server: "redis-cluster-2-peer", direction: "both" });
+    expect(renderCut("locklab_dev_unit", topology, { client: "pgbouncer", server: "postgres", direction: "to-server" })).toEqual([
+      'add rule inet locklab_dev_unit cuts ct mark 61701 ct direction original tcp dport 55432 drop comment "pgbouncer -> postgres"',
+    ]);
   });
 
   it("isolates a member from its peers both ways and leaves its clients alone", () => {

@@ -44,9 +44,16 @@ describe("readConfig defaults", () => {
     expect([cfg.redisExplicit, cfg.databaseExplicit, cfg.appsExplicit]).toEqual([false, false, false]);
   });
 
+  it("starts a six-node Redis Cluster on 7201–7206 and PgBouncer on 55433 in front of the same database", () => {
+    expect(cfg.redisCluster.map((n) => n.addr)).toEqual(["7201", "7202", "7203", "7204", "7205", "7206"].map((p) => `127.0.0.1:${p}`));
+    expect(cfg.pgbouncer).toEqual({ index: 1, host: "127.0.0.1", port: 55433, addr: "127.0.0.1:55433", url: "postgresql://locklab@127.0.0.1:55433/locklab", user: "locklab", name: "locklab" });
+  });
+
   it("takes the addresses' defaults from the app's schema, so both look in the same place", () => {
     expect(DEFAULTS.REDIS_NODES).toBe(envSchema.shape.REDIS_NODES.parse(undefined).join(","));
     expect(DEFAULTS.DATABASE_URL).toBe(envSchema.shape.DATABASE_URL.parse(undefined));
+    expect(DEFAULTS.REDIS_CLUSTER_NODES).toBe(envSchema.shape.REDIS_CLUSTER_NODES.parse(undefined).join(","));
+    expect(DEFAULTS.PGBOUNCER_URL).toBe(envSchema.shape.PGBOUNCER_URL.parse(undefined));
   });
 
   it("makes a new random control token unless STACK_CONTROL_TOKEN is set", () => {
@@ -123,6 +130,9 @@ describe("readConfig invalid values", () => {
     [{ ETCD_ENDPOINTS: ", " }, "ETCD_ENDPOINTS: list at least one host:port"],
     [{ DATABASE_URL: "not a url" }, 'DATABASE_URL: "not a url" is not a URL'],
     [{ DATABASE_URL: "mysql://root@127.0.0.1/sale" }, "DATABASE_URL: expected postgresql://user@host:port/db"],
+    [{ REDIS_CLUSTER_NODES: "127.0.0.1:7201,127.0.0.1:7202,127.0.0.1:7203" }, "REDIS_CLUSTER_NODES: list exactly 6 host:port addresses"],
+    [{ PGBOUNCER_URL: "pgbouncer" }, 'PGBOUNCER_URL: "pgbouncer" is not a URL'],
+    [{ PGBOUNCER_URL: "postgresql://locklab@127.0.0.1:55432/locklab" }, "PGBOUNCER_URL: port 55432 is Postgres' own (DATABASE_URL); give PgBouncer a port of its own"],
     [{ APP_PORTS: "3001, web" }, 'APP_PORTS: " web" is not a TCP port'],
     [{ APP_PORTS: "3001.5" }, 'APP_PORTS: "3001.5" is not a TCP port'],
     [{ APP_PORTS: "," }, "APP_PORTS: list at least one port"],
@@ -152,9 +162,11 @@ describe("the stack's variables", () => {
       SENTINELS: "127.0.0.1:26381,127.0.0.1:26382,127.0.0.1:26383",
       SENTINEL_MASTER: "locklab",
       SENTINEL_REDIS: "127.0.0.1:7101,127.0.0.1:7102",
+      REDIS_CLUSTER_NODES: "127.0.0.1:7201,127.0.0.1:7202,127.0.0.1:7203,127.0.0.1:7204,127.0.0.1:7205,127.0.0.1:7206",
       ZOOKEEPER_HOSTS: "127.0.0.1:12181,127.0.0.1:12182,127.0.0.1:12183",
       ETCD_ENDPOINTS: "127.0.0.1:12379,127.0.0.1:12389,127.0.0.1:12399",
       DATABASE_URL: "postgresql://locklab@127.0.0.1:55432/locklab",
+      PGBOUNCER_URL: "postgresql://locklab@127.0.0.1:55433/locklab",
       APP_PORTS: "4001,4002",
       PUBLIC_PORT: "8080",
       PUBLIC_URL: "http://127.0.0.1:8080",
@@ -170,6 +182,6 @@ describe("the stack's variables", () => {
     const lines = text.trimEnd().split("\n");
     expect(lines[0]).toBe("ADMIN_PASSWORD=hunter22");
     expect(lines).toContain("PUBLIC_URL=http://127.0.0.1:8080");
-    expect(lines).toHaveLength(14);
+    expect(lines).toHaveLength(16);
   });
 });

@@ -16,6 +16,8 @@ import { REDIS_STALE, redis } from "../../scripts/stack/services/redis";
 import { SERVICES } from "../../scripts/stack/services/index";
 import { etcd } from "../../scripts/stack/services/etcd";
 import { network } from "../../scripts/stack/services/network";
+import { pgbouncer } from "../../scripts/stack/services/pgbouncer";
+import { redisCluster } from "../../scripts/stack/services/redis-cluster";
 import { sentinel, sentinelRedis } from "../../scripts/stack/services/sentinel";
 import { zookeeper } from "../../scripts/stack/services/zookeeper";
 import {
@@ -144,7 +146,7 @@ describe("service order", () => {
     expect(stopOrder(services).map((s) => s.name)).toEqual(["apps", "redis", "network"]);
   });
 
-  it("starts the network first (every connection is marked from its first packet), then Postgres (its initdb blocks), Redis, the lock services' clusters, the apps and nginx", () => {
-    expect(SERVICES).toEqual([network, postgres, redis, sentinelRedis, sentinel, zookeeper, etcd, apps, nginx]);
+  it("starts the network first (every connection is marked from its first packet), then Postgres (its initdb blocks), Redis, the lock services' clusters and PgBouncer, the apps and nginx", () => {
+    expect(SERVICES).toEqual([network, postgres, redis, sentinelRedis, sentinel, redisCluster, zookeeper, etcd, pgbouncer, apps, nginx]);
   });
 });

@@ -58,6 +58,13 @@ describe("control routes", () => {
     ["POST", "/sentinel/3/pause"],
     ["POST", "/zookeeper/2/stop"],
     ["POST", "/etcd/3/resume"],
+    ["POST", "/zookeeper/stop"],
+    ["POST", "/redis-cluster/4/kill"],
+    ["POST", "/redis-cluster/stop"],
+    ["POST", "/redis-cluster/start"],
+    ["POST", "/redis-cluster/5/failover"],
+    ["GET", "/redis-cluster/owner/lock:goods:001"],
+    ["POST", "/pgbouncer/1/pause"],
     ["POST", "/nginx/expose/lan"],
     ["POST", "/nginx/expose/loopback"],
     ["GET", "/network"],
@@ -69,9 +76,10 @@ describe("control routes", () => {
   });
 
   it("has no other routes", () => {
-    // One route per lock-service cluster: /<service>/<n>/(stop|start|pause|resume|kill); nginx's
-    // exposure (workshop mode); the network's three; a Redis node's clock.
-    expect(routes).toHaveLength(20);
+    // Two per lock-service cluster (PgBouncer is a cluster of one): /<service>/<n>/(stop|start|
+    // pause|resume|kill) and /<service>/(stop|start); the Redis Cluster's failover and owner lookup;
+    // nginx's exposure (workshop mode); the network's three; a Redis node's clock.
+    expect(routes).toHaveLength(30);
   });
 
   it("names a Redis node, app or cluster member that does not exist", async () => {
@@ -92,6 +100,6 @@ describe("control routes", () => {
   });
 
   it("lists the services in /status under the names the client reads", () => {
-    expect(services.map((s) => s.name)).toEqual(["network", "postgres", "redis", "sentinel-redis", "sentinel", "zookeeper", "etcd", "apps", "nginx"]);
+    expect(services.map((s) => s.name)).toEqual(["network", "postgres", "redis", "sentinel-redis", "sentinel", "redis-cluster", "zookeeper", "etcd", "pgbouncer", "apps", "nginx"]);
   });
 });

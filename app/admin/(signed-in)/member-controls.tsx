@@ -7,8 +7,10 @@ import { CLUSTER_SERVICES, MEMBER_OPS, type ClusterService as Service, type Memb
 export const SERVICE_LABELS: Record<Service, string> = {
   "sentinel-redis": "Sentinel-managed Redis",
   sentinel: "Sentinel",
+  "redis-cluster": "Redis Cluster node",
   zookeeper: "ZooKeeper member",
   etcd: "etcd member",
+  pgbouncer: "PgBouncer",
 };
 
 /** Stop, start, pause, resume or kill one member of a lock service's cluster (POST /api/admin/faults). */

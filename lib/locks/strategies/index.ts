@@ -1,11 +1,16 @@
 import type { LockClients } from "../clients";
 import type { LockStrategy } from "../types";
 import { createAtomic } from "./atomic";
+import { createCluster } from "./cluster";
+import { createClusterWait } from "./cluster-wait";
 import { createEtcd } from "./etcd";
 import { createEtcdSequencer } from "./etcd-sequencer";
 import { createEtcdUnfenced } from "./etcd-unfenced";
 import { createLocal } from "./local";
 import { createNone } from "./none";
+import { createPgAdvisory } from "./pg-advisory";
+import { createPgAdvisoryPooled } from "./pg-advisory-pooled";
+import { createPgAdvisoryXact } from "./pg-advisory-xact";
 import { createPgForUpdate } from "./pg-for-update";
 import { createPgNowait } from "./pg-nowait";
 import { createPgUnfenced } from "./pg-unfenced";
@@ -30,7 +35,9 @@ export type StrategyFactory = (clients: LockClients) => LockStrategy;
 
 /**
  * Every strategy by name: the six of the lesson, then `atomic` (no lock needed), then the
- * articles' other lock services (Sentinel, ZooKeeper, etcd), then the pitfall lab's variants. The one list of names (STRATEGY_NAMES) is its keys, in this order.
+ * articles' other lock services (Sentinel, ZooKeeper, etcd) and the locks Node users reach for
+ * next (Redis Cluster, Postgres advisory locks), then the pitfall lab's variants. The one list of
+ * names (STRATEGY_NAMES) is its keys, in this order.
  */
 export const STRATEGY_FACTORIES = {
   none: createNone,
@@ -44,6 +51,10 @@ export const STRATEGY_FACTORIES = {
   "sentinel-wait": createSentinelWait,
   zookeeper: createZookeeper,
   etcd: createEtcd,
+  cluster: createCluster,
+  "cluster-wait": createClusterWait,
+  "pg-advisory": createPgAdvisory,
+  "pg-advisory-xact": createPgAdvisoryXact,
   "setnx-no-expiry": createSetnxNoExpiry,
   "token-get-del": createTokenGetDel,
   "token-watch": createTokenWatch,
@@ -58,6 +69,7 @@ export const STRATEGY_FACTORIES = {
   "etcd-sequencer": createEtcdSequencer,
   "redlock-fenced": createRedlockFenced,
   "sentinel-fenced": createSentinelFenced,
+  "pg-advisory-pooled": createPgAdvisoryPooled,
 } as const satisfies Record<string, StrategyFactory>;
 
 export type StrategyName = keyof typeof STRATEGY_FACTORIES;

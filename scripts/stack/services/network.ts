@@ -24,6 +24,7 @@ import { NftSession, deleteStaleTable, findNft } from "../nft-session";
 import { redisReply } from "../resp";
 import type { Service, ServiceFactory } from "../service";
 import { peerPort } from "./etcd";
+import { busPort } from "./redis-cluster";
 import { currentPrimary } from "./sentinel";
 import { electionPort, quorumPort } from "./zookeeper";
 
@@ -33,13 +34,21 @@ export function stackTopology(cfg: StackConfig): LinkTopology {
     ...cfg.apps.map((a) => ({ name: `app-${a.index}`, gid: roleGid("app", a.index) })),
     ...cfg.sentinels.map((m) => ({ name: `sentinel-${m.index}`, gid: roleGid("sentinel", m.index) })),
     ...cfg.sentinelRedis.map((m) => ({ name: `sentinel-redis-${m.index}`, gid: roleGid("sentinel-redis", m.index) })),
+    // A cluster node as a client: its cluster bus links to its peers, and a replica's replication link.
+    ...cfg.redisCluster.map((m) => ({ name: `redis-cluster-${m.index}`, gid: roleGid("redis-cluster", m.index) })),
     ...cfg.zookeeper.map((m) => ({ name: `zookeeper-${m.index}`, gid: roleGid("zookeeper", m.index) })),
     ...cfg.etcd.map((m) => ({ name: `etcd-${m.index}`, gid: roleGid("etcd", m.index) })),
+    // The pooler's server connections to Postgres.
+    { name: "pgbouncer", gid: roleGid("pgbouncer", 1) },
   ];
   const servers: LinkServer[] = [
     ...cfg.redis.map((n) => ({ name: `redis-${n.index}`, ports: [n.port] })),
     ...cfg.sentinelRedis.map((m) => ({ name: `sentinel-redis-${m.index}`, ports: [m.port] })),
     ...cfg.sentinels.map((m) => ({ name: `sentinel-${m.index}`, ports: [m.port] })),
+    ...cfg.redisCluster.flatMap((m) => [
+      { name: `redis-cluster-${m.index}`, ports: [m.port] },
+      { name: `redis-cluster-${m.index}-peer`, ports: [busPort(m)], process: `redis-cluster-${m.index}`, peerGroup: "redis-cluster" },
+    ]),
     ...cfg.zookeeper.flatMap((m) => [
       { name: `zookeeper-${m.index}`, ports: [m.port] },
       { name: `zookeeper-${m.index}-peer`, ports: [quorumPort(m), electionPort(m)], process: `zookeeper-${m.index}`, peerGroup: "zookeeper" },
@@ -49,6 +58,7 @@ export function stackTopology(cfg: StackConfig): LinkTopology {
       { name: `etcd-${m.index}-peer`, ports: [peerPort(m)], process: `etcd-${m.index}`, peerGroup: "etcd" },
     ]),
     { name: "postgres", ports: [cfg.database.port] },
+    { name: "pgbouncer", ports: [cfg.pgbouncer.port] },
   ];
   return { clients, servers };
 }
