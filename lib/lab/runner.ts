@@ -14,6 +14,7 @@ import { findScenario } from "./scenarios";
 import { getStackStatus, stackControl } from "../stack/control";
 import { recordFault } from "../timeline/faults";
 import { untilNginxSeesInstances } from "./rotation";
+import { clearClusterLock, clusterFailOver, endClusterReplicationHold, holdClusterReplication } from "./cluster-faults";
 import { awaitNewPrimary, endReplicationHold, failOver, holdReplication, sentinelPairSettled, sentinelPrimary, setMinReplicas } from "./sentinel-faults";
 import { keepTimeline } from "../timeline/store";
 
@@ -39,8 +40,10 @@ export async function resetLab(): Promise<void> {
   const before = await getStackStatus().catch(() => undefined);
   await stackControl("/reset-faults");
   await endReplicationHold();
+  await endClusterReplicationHold();
   await setMinReplicas(0, 10);
   await clearLocks();
+  await clearClusterLock();
   const restarted = before?.redis.some((node) => !node.up) || before?.apps.some((app) => app.state !== "running");
   // The app instances' clients reconnect to restarted nodes in the background.
   if (restarted) await sleep(800);
@@ -131,6 +134,10 @@ async function runStep(step: LabStep, state: CaseState, prefix: string): Promise
       return awaitNewPrimary(state.primaryAtStart, step.timeoutMs);
     case "min-replicas":
       return setMinReplicas(step.replicas, step.maxLagS);
+    case "cluster-hold-replication":
+      return holdClusterReplication(step.ms);
+    case "cluster-fail-over":
+      return clusterFailOver(step.timeoutMs);
   }
 }
 

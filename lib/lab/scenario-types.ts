@@ -34,7 +34,15 @@ export type LabStep =
   | { readonly do: "await-load" }
   /** Stops, starts, pauses, resumes or kills members of a lock service's cluster (the control API's /<service>/<n>/…). */
   | { readonly do: "member"; readonly service: ClusterService; readonly action: "stop" | "start" | "pause" | "resume" | "kill"; readonly members: readonly number[] }
-  | SentinelStep;
+  | SentinelStep
+  | ClusterStep;
+
+/** The Redis Cluster's faults, on the shard that owns the lock's key (lib/lab/cluster-faults.ts). */
+export type ClusterStep =
+  /** `CLIENT PAUSE ms WRITE` on the shard's replica: it applies none of its primary's stream meanwhile. */
+  | { readonly do: "cluster-hold-replication"; readonly ms: number }
+  /** SIGKILL the shard's primary, wait (bounded) until the cluster serves the slot from its replica, start the old one again. */
+  | { readonly do: "cluster-fail-over"; readonly timeoutMs: number };
 
 
 /** The Sentinel pair's faults (lib/lab/sentinel-faults.ts). */
@@ -79,7 +87,7 @@ export interface LabCase {
 
 export interface LabScenario {
   readonly id: number | "reentrancy" | "db-lease" | "failover" | "zk-session" | "etcd-lease" | "cp-quorum"
-    | "write-in-flight" | "redlock-partition" | "zk-cut-off" | "etcd-minority" | "split-brain";
+    | "write-in-flight" | "redlock-partition" | "zk-cut-off" | "etcd-minority" | "split-brain" | "cluster-failover" | "pooler-session";
   readonly title: string;
   readonly tried: string;
   readonly predict: string;

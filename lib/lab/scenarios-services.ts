@@ -19,6 +19,23 @@ const FAILOVER = { lockTtlMs: 8000, waitTimeoutMs: 10_000, workMs: 4000, initial
     { do: "wait-until", what: "holder-inside", timeoutMs: 2000, orGoOn: true },
     { do: "fail-over", timeoutMs: 10_000 }, { do: "sleep", ms: RECONNECT_MS },
     { do: "load", via: "app-2", buyers: 2, concurrency: 1, background: true }, { do: "await-load" }] } as const satisfies Partial<LabCase>;
+/**
+ * The failover card on the Redis Cluster: the replica of the lock key's shard holds replication
+ * back, app-1's buyer takes the lock on the shard's primary and works 4 s, the primary is killed and
+ * the cluster promotes the replica (1 s node timeout, then an election), and app-2's client follows
+ * the slot map to it (refreshed every second).
+ */
+// app-1 works 8 s: the cluster takes ~2.7 s to promote the replica (1 s node timeout, then an
+// election), and app-2's buyer comes 1.5 s after, well inside app-1's work (with 4 s it came after).
+const CLUSTER_FAILOVER = { lockTtlMs: 15_000, waitTimeoutMs: 20_000, workMs: 8000, initialStock: 5,
+  steps: [{ do: "cluster-hold-replication", ms: 10_000 },
+    { do: "load", via: "app-1", buyers: 1, concurrency: 1, background: true },
+    // Under cluster-wait no lock counts while the replica holds back: no holder comes, go on after 2 s.
+    { do: "wait-until", what: "holder-inside", timeoutMs: 2000, orGoOn: true },
+    { do: "cluster-fail-over", timeoutMs: 15_000 }, { do: "sleep", ms: 1500 },
+    { do: "load", via: "app-2", buyers: 1, concurrency: 1, background: true }, { do: "await-load" }] } as const satisfies Partial<LabCase>;
+/** Buyers through nginx, ten at a time, each holding the lock 30 ms: enough overlap for a pooler to lend a held session. */
+const POOLED = { lockTtlMs: 3000, waitTimeoutMs: 3000, workMs: 30, initialStock: 30, steps: [load("nginx", 40, 10)] } as const satisfies Partial<LabCase>;
 /** A holder frozen well past its ZooKeeper session (600 ms), then past its etcd lease (2 s). */
 const SESSION_PAUSE = { lockTtlMs: 600, waitTimeoutMs: 30_000, workMs: 10, initialStock: 10,
   faults: [{ point: "pause-before-write", ms: 2000, times: 1 }] } as const;
@@ -38,6 +55,34 @@ export const SERVICE_SCENARIOS: readonly LabScenario[] = [
         watch: ["two-holders", "double-sold", "oversell", "lost-stock"] },
       { id: "redlock", label: "redlock under the same fault", expect: "fix", strategy: "redlock", ...FAILOVER,
         watch: ["two-holders", "double-sold", "oversell", "lost-stock"] },
+    ],
+  },
+  {
+    id: "cluster-failover",
+    title: "A Redis Cluster failover loses the lock",
+    tried: "The lock on a Redis Cluster (three primaries, each with one asynchronous replica). The replica of the shard that owns the lock's key holds replication back for a moment, a buyer on app-1 takes the lock and works 8 s, the shard's primary is killed, the cluster promotes its replica, and a buyer on app-2 asks for the lock.",
+    predict: "As with Sentinel: the promoted replica never received the lock, so the second buyer gets it while the first still works, and both sell the same unit. Sharding spreads keys over primaries; each key still lives on one primary and its asynchronous replica. WAIT 1 makes a lock count only once the replica has it (here: no lock while the replica holds back) — but the replica's copy is in memory only, and WAIT is no consensus. A fencing token from one counter the stock store checks refuses the older holder's write whatever the cluster says.",
+    cases: [
+      { id: "cluster", label: "cluster: the lock is gone with the shard's primary", expect: "pitfall", strategy: "cluster", ...CLUSTER_FAILOVER,
+        watch: ["two-holders", "double-sold"] },
+      { id: "cluster-wait", label: "cluster-wait: a lock counts once the shard's replica has it", expect: "fix", strategy: "cluster-wait", ...CLUSTER_FAILOVER,
+        watch: ["two-holders", "double-sold", "oversell", "lost-stock"] },
+      { id: "cluster-fenced", label: "cluster-fenced: a token from the stock's node, checked by the store", expect: "fix", strategy: "cluster-fenced", ...CLUSTER_FAILOVER,
+        watch: ["double-sold", "oversell", "lost-stock"], require: { staleRefused: true, someBought: true } },
+    ],
+  },
+  {
+    id: "pooler-session",
+    title: "The pooler shares your session",
+    tried: "Postgres session advisory locks (pg_advisory_lock / pg_advisory_unlock), taken through PgBouncer in transaction mode, as code written for a direct connection does once a pooler is put in front. 40 buyers come through nginx, ten at a time.",
+    predict: "In transaction mode each statement runs on whichever server connection PgBouncer lends, and the lock stays on that connection when it goes back to the pool. Advisory locks are reentrant per session: the next buyer lent the same connection \"gets\" the lock at once while the first still holds it — two holders, a unit sold twice — and an unlock lent another connection answers false and leaves the lock behind, held by nobody. The transaction-scoped lock (pg_advisory_xact_lock, released by COMMIT) keeps one server connection from BEGIN to COMMIT even through the pooler; a direct connection keeps its session.",
+    cases: [
+      { id: "advisory-pooled", label: "pg-advisory-pooled: session locks through PgBouncer in transaction mode", expect: "pitfall", strategy: "pg-advisory-pooled",
+        ...POOLED, watch: ["two-holders", "double-sold"] },
+      { id: "advisory-xact", label: "pg-advisory-xact: the transaction-scoped lock, through the same PgBouncer", expect: "fix", strategy: "pg-advisory-xact",
+        ...POOLED, watch: ["two-holders", "double-sold", "oversell", "lost-stock"], require: { someBought: true } },
+      { id: "advisory-direct", label: "pg-advisory: the session lock on a connection straight to Postgres", expect: "fix", strategy: "pg-advisory",
+        ...POOLED, watch: ["two-holders", "double-sold", "oversell", "lost-stock"], require: { someBought: true } },
     ],
   },
   {

@@ -46,6 +46,7 @@ const LAB_VARIANTS: readonly StrategyName[] = [
   "etcd-sequencer",
   "redlock-fenced",
   "sentinel-fenced",
+  "cluster-fenced",
 ];
 
 describe.each(SAFE)("%s (safe)", (strategy) => {

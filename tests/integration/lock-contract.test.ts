@@ -360,6 +360,7 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   // one): no replica is left to be promoted, so reset-faults brings the cluster back with the roles
   // of the stack's start. A pause longer than the node timeout could end in a failover at resume.
   cluster: [TOKEN, { stop: ["/redis-cluster/stop"] }],
+  "cluster-fenced": [TOKEN, { stop: ["/redis-cluster/stop"] }],
   // Without a replica to confirm it, no lock counts: the three replicas of a fresh stack (4–6) frozen.
   "cluster-wait": [TOKEN, { stop: ["/redis-cluster/4/pause", "/redis-cluster/5/pause", "/redis-cluster/6/pause"] }],
   // Postgres queues the waiters in no promised order; a lease (Postgres ends a session idle past the TTL).

@@ -48,7 +48,7 @@ async function runScenario(id: string): Promise<LabRunRecord> {
 async function expectEverythingBack() {
   const status = (await stackControl("/status", "GET")) as { redis: { up: boolean }[]; apps: { state: string }[] } & Record<string, { members?: { up: boolean }[] }>;
   expect(status.redis.every((node) => node.up)).toBe(true);
-  for (const service of ["sentinel-redis", "sentinel", "zookeeper", "etcd"]) expect(status[service]?.members?.every((m) => m.up), service).toBe(true);
+  for (const service of ["sentinel-redis", "sentinel", "redis-cluster", "zookeeper", "etcd", "pgbouncer"]) expect(status[service]?.members?.every((m) => m.up), service).toBe(true);
   expect(status.apps.every((app) => app.state === "running")).toBe(true);
   expect(await getConfig()).toEqual(getDefaultConfig());
   const active = await getActiveConfig();

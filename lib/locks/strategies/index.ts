@@ -2,6 +2,7 @@ import type { LockClients } from "../clients";
 import type { LockStrategy } from "../types";
 import { createAtomic } from "./atomic";
 import { createCluster } from "./cluster";
+import { createClusterFenced } from "./cluster-fenced";
 import { createClusterWait } from "./cluster-wait";
 import { createEtcd } from "./etcd";
 import { createEtcdSequencer } from "./etcd-sequencer";
@@ -69,6 +70,7 @@ export const STRATEGY_FACTORIES = {
   "etcd-sequencer": createEtcdSequencer,
   "redlock-fenced": createRedlockFenced,
   "sentinel-fenced": createSentinelFenced,
+  "cluster-fenced": createClusterFenced,
   "pg-advisory-pooled": createPgAdvisoryPooled,
 } as const satisfies Record<string, StrategyFactory>;
 
