@@ -123,6 +123,19 @@ function usable<T extends Redis | Cluster>(client: T | undefined): T | undefined
   return client && client.status !== "end" ? client : undefined;
 }
 
+/**
+ * The cluster client, unless it is ended or stuck closed. After every node was down, ioredis'
+ * Cluster client can stay in "close" for good — neither reconnecting nor ended — and queue every
+ * command in its offline queue, where no command timeout runs: a lock call then waited forever (the
+ * servers suite, 4 runs in 6). Such a client is disconnected (failing what it queued) and replaced.
+ */
+export function usableCluster(client: Cluster | undefined): Cluster | undefined {
+  if (!client || client.status === "end") return undefined;
+  if (client.status !== "close") return client;
+  client.disconnect();
+  return undefined;
+}
+
 export function openLockServices(name = "locklab"): LockServices {
   let sentinel: Redis | undefined;
   let subscriber: Redis | undefined;
@@ -159,7 +172,7 @@ export function openLockServices(name = "locklab"): LockServices {
       return subscriber;
     },
     // A cluster client that found no node answering has ended: the next call opens a new one.
-    redisCluster: () => (cluster = usable(cluster) ?? createClusterClient(getEnv().REDIS_CLUSTER_NODES, `${name}-cluster`)),
+    redisCluster: () => (cluster = usableCluster(cluster) ?? createClusterClient(getEnv().REDIS_CLUSTER_NODES, `${name}-cluster`)),
     zookeeper(sessionTimeoutMs) {
       const askedAt = Date.now();
       zkAskedAt.set(sessionTimeoutMs, askedAt);

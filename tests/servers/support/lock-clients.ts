@@ -5,7 +5,7 @@
  */
 import type { Cluster } from "ioredis";
 import type { Pool } from "pg";
-import { createClusterClient, type LockServices } from "@/lib/lock-services";
+import { createClusterClient, usableCluster, type LockServices } from "@/lib/lock-services";
 import type { LockClients } from "@/lib/locks/clients";
 import { createReleaseSignals } from "@/lib/locks/release-signal";
 
@@ -20,9 +20,9 @@ export function serverLockClients(servers: { readonly clusterNodes?: readonly st
   let cluster: Cluster | undefined;
   const redisCluster = () => {
     if (!servers.clusterNodes) return refuse("the Redis Cluster")();
-    // As the app does (lib/lock-services.ts): a client ioredis has ended for good (every node was
-    // down past its retries) is replaced by a new one on the next call.
-    if (!cluster || cluster.status === "end") cluster = createClusterClient(servers.clusterNodes, "servers-test");
+    // As the app does (lib/lock-services.ts): a client ioredis has ended, or left closed for good
+    // after every node was down, is replaced by a new one on the next call.
+    cluster = usableCluster(cluster) ?? createClusterClient(servers.clusterNodes, "servers-test");
     return cluster;
   };
   const services = {
