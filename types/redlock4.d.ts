@@ -1,6 +1,7 @@
 /**
- * The part of redlock@4.2.0's API the benchmark uses, installed as `redlock4` beside redlock 5
- * (the package ships no types). Its promises are Bluebird's; they are awaited like any other.
+ * The part of redlock@4.2.0's API the benchmark and peer-redlock4 use, installed as `redlock4`
+ * beside redlock 5 (the package ships no types). Its promises are Bluebird's; they are awaited
+ * like any other.
  */
 declare module "redlock4" {
   import type { EventEmitter } from "node:events";
