@@ -6,8 +6,9 @@
  * so no strategy silently skips a test:
  *
  * - exclusive: one holder at a time among 200 concurrent acquirers / the unsafe ones overlap.
- * - waits: a waiter is busy at its wait timeout / a lock that never waits answers busy at once
- *   (pg-nowait), and no lock at all lets the second caller straight in (none, atomic).
+ * - waits: a waiter is busy at its wait timeout (a library that counts tries instead: within half
+ *   to one and a half of it) / a lock that never waits answers busy at once (pg-nowait), and no
+ *   lock at all lets the second caller straight in (none, atomic).
  * - a wait timeout of 0 tries once: it gets a free lock, and is busy at once behind a holder.
  * - release when the critical section throws / nothing to release without a lock.
  * - lease: the signal aborts once the lease ran out / without a lease (or with one renewed while
@@ -57,6 +58,19 @@ interface Claims {
    * timeout. Only such a strategy may refuse some of the 200 acquirers (busy, nothing else).
    */
   readonly strands?: boolean;
+  /**
+   * The wait is a number of tries on the library's own timer, not a deadline (the Redlock-style
+   * peers: retryCount = ceil(wait / retryDelay), 200 ± 100 ms apart): a waiter gives up after about
+   * half to one and a half times its wait timeout, so its lower bound is half the wait.
+   */
+  readonly retries?: boolean;
+  /**
+   * Every holder and waiter opens a Postgres connection of its own (peer-advisory-lock: a new
+   * pg.Client per lock(), no pool): 200 at once can pass the server's max_connections, and the
+   * acquirers Postgres turns away ("too many clients", 53300) are answered busy. Only they (and
+   * stranded waiters) may be refused among the 200 acquirers.
+   */
+  readonly connectionEach?: boolean;
 }
 
 let nextResource = 0;
@@ -156,9 +170,10 @@ function runLockContract(name: StrategyName, claims: Claims, topology: Topology)
           inside--;
         })));
       const refused = answers.flatMap((answer) => (answer.status === "rejected" ? [answer.reason as unknown] : []));
-      // A lock that does not wait (NOWAIT) answers busy instead of queueing, and a stranded waiter
-      // is busy at its timeout; nothing else may fail.
-      if (claims.strands) expect(refused.every((reason) => reason instanceof LockBusyError)).toBe(true);
+      // A lock that does not wait (NOWAIT) answers busy instead of queueing, a stranded waiter is
+      // busy at its timeout, and an acquirer Postgres has no connection left for is busy; nothing
+      // else may fail.
+      if (claims.strands || claims.connectionEach) expect(refused.every((reason) => reason instanceof LockBusyError)).toBe(true);
       else if (claims.waits || !claims.exclusive) expect(refused).toEqual([]);
       else expect(refused.every((reason) => reason instanceof LockBusyError)).toBe(true);
       expect(entered).toBeGreaterThan(0);
@@ -174,7 +189,7 @@ function runLockContract(name: StrategyName, claims: Claims, topology: Topology)
           const startedAt = Date.now();
           await expect(strategy.withLock(resource, options({ waitTimeoutMs: 300 }), async () => {})).rejects.toBeInstanceOf(LockBusyError);
           const waited = Date.now() - startedAt;
-          expect(waited).toBeGreaterThanOrEqual(250);
+          expect(waited).toBeGreaterThanOrEqual(claims.retries ? 150 : 250);
           expect(waited).toBeLessThan(1500);
         });
       });
@@ -319,7 +334,10 @@ function runLockContract(name: StrategyName, claims: Claims, topology: Topology)
 }
 
 const REDIS_NODE_1 = { stop: ["/redis/1/stop"] } as const;
+const REDIS_MAJORITY_DOWN = { stop: ["/redis/3/stop", "/redis/4/stop", "/redis/5/stop"] } as const;
 const TOKEN: Claims = { exclusive: true, waits: true, lease: true, fifo: true };
+const PEER_REDLOCK: Claims = { ...TOKEN, checked: false, fifo: false, retries: true };
+const PEER_SEMAPHORE: Claims = { exclusive: true, waits: true, lease: false, renews: true, checked: false, fifo: false };
 
 const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   none: [{ exclusive: false, waits: false, lease: false, fifo: false }, {}],
@@ -370,6 +388,22 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   // The session lock through PgBouncer: a second caller is lent the holder's server connection and
   // gets the lock beside it (never waits); no lease, no fence; unlocks that land elsewhere strand it.
   "pg-advisory-pooled": [{ exclusive: false, waits: false, lease: false, fifo: false, strands: true }, { stop: ["/pgbouncer/1/stop"] }],
+  // The npm lock libraries (lib/locks/peer-lock.ts). The Redlock-style ones: `redlock`'s row, but
+  // no local line (each buyer retries on the library's timer: no arrival order), no time left
+  // offered to check (their users write unchecked, as the unfenced variants), and a wait that is a
+  // count of tries. Their signal aborts at the library's own `expiration` (a lease).
+  "peer-redlock5": [PEER_REDLOCK, REDIS_MAJORITY_DOWN],
+  "peer-redlock4": [PEER_REDLOCK, REDIS_MAJORITY_DOWN],
+  "peer-sesamecare-redlock": [PEER_REDLOCK, REDIS_MAJORITY_DOWN],
+  // The same without jitter (200 ms apart): still a count of tries, never less than the wait.
+  "peer-redlock-universal": [PEER_REDLOCK, REDIS_MAJORITY_DOWN],
+  // redis-semaphore: polls every 10 ms until acquireTimeout, a deadline (= the wait); its own
+  // refresh renews the lock every 0.8 × TTL while held, and it tells its holder nothing but a loss.
+  "peer-semaphore-mutex": [PEER_SEMAPHORE, REDIS_NODE_1],
+  "peer-semaphore-redlock-mutex": [PEER_SEMAPHORE, REDIS_MAJORITY_DOWN],
+  // advisory-lock: a session lock (no TTL, no lease), Postgres queues the waiters in no promised
+  // order (lock_timeout is the wait); a connection of its own per holder and waiter.
+  "peer-advisory-lock": [{ exclusive: true, waits: true, lease: false, fifo: false, connectionEach: true }, { stop: ["/postgres/stop"] }],
 };
 
 for (const name of STRATEGY_NAMES) runLockContract(name, CONTRACTS[name][0], CONTRACTS[name][1]);

@@ -15,6 +15,13 @@ import { createPgAdvisoryXact } from "./pg-advisory-xact";
 import { createPgForUpdate } from "./pg-for-update";
 import { createPgNowait } from "./pg-nowait";
 import { createPgUnfenced } from "./pg-unfenced";
+import { createPeerAdvisoryLock } from "./peer-advisory-lock";
+import { createPeerRedlock4 } from "./peer-redlock4";
+import { createPeerRedlock5 } from "./peer-redlock5";
+import { createPeerRedlockUniversal } from "./peer-redlock-universal";
+import { createPeerSemaphoreMutex } from "./peer-semaphore-mutex";
+import { createPeerSemaphoreRedlockMutex } from "./peer-semaphore-redlock-mutex";
+import { createPeerSesamecareRedlock } from "./peer-sesamecare-redlock";
 import { createRedlock } from "./redlock";
 import { createRedlockFenced } from "./redlock-fenced";
 import { createSentinel } from "./sentinel";
@@ -37,8 +44,9 @@ export type StrategyFactory = (clients: LockClients) => LockStrategy;
 /**
  * Every strategy by name: the six of the lesson, then `atomic` (no lock needed), then the
  * articles' other lock services (Sentinel, ZooKeeper, etcd) and the locks Node users reach for
- * next (Redis Cluster, Postgres advisory locks), then the pitfall lab's variants. The one list of
- * names (STRATEGY_NAMES) is its keys, in this order.
+ * next (Redis Cluster, Postgres advisory locks), then the pitfall lab's variants, and last the npm
+ * lock libraries run as they come (`peer-…`, ../peer-lock.ts). The one list of names
+ * (STRATEGY_NAMES) is its keys, in this order.
  */
 export const STRATEGY_FACTORIES = {
   none: createNone,
@@ -72,6 +80,13 @@ export const STRATEGY_FACTORIES = {
   "sentinel-fenced": createSentinelFenced,
   "cluster-fenced": createClusterFenced,
   "pg-advisory-pooled": createPgAdvisoryPooled,
+  "peer-redlock5": createPeerRedlock5,
+  "peer-redlock4": createPeerRedlock4,
+  "peer-sesamecare-redlock": createPeerSesamecareRedlock,
+  "peer-semaphore-mutex": createPeerSemaphoreMutex,
+  "peer-semaphore-redlock-mutex": createPeerSemaphoreRedlockMutex,
+  "peer-redlock-universal": createPeerRedlockUniversal,
+  "peer-advisory-lock": createPeerAdvisoryLock,
 } as const satisfies Record<string, StrategyFactory>;
 
 export type StrategyName = keyof typeof STRATEGY_FACTORIES;
