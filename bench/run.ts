@@ -98,7 +98,7 @@ async function main(): Promise<number> {
       `starved = no answer after ${workload.waitTimeoutMs + workload.starvationSlackMs} ms`,
     );
     console.log("in-process: the lock + the Redis critical section (no order insert); http: the whole POST /api/buy through nginx → 2 app instances (order insert in Postgres included)");
-    console.log("peers: redis-semaphore 5.8.0, node-redlock 4.2.0 and 5.0.0-beta.2, @sesamecare-oss/redlock 1.4.0 — in-process only (a library has no HTTP endpoint)\n");
+    console.log("peers: redis-semaphore 5.8.0, node-redlock 4.2.0 and 5.0.0-beta.2, @sesamecare-oss/redlock 1.4.0, redlock-universal 0.8.5 — in-process only (a library has no HTTP endpoint)\n");
     tableResults = await runner.run(tableRows(workload, peers, env.PUBLIC_URL, knobs.blocks).filter(selected));
     if (curve) {
       const followed = curvePeers(tableResults, peers);

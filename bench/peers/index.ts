@@ -3,6 +3,7 @@ import type { Workload } from "../workload";
 import { NODE_REDLOCK_DEFAULT, nodeRedlockPeer } from "./node-redlock";
 import { NODE_REDLOCK_4_DEFAULT, nodeRedlock4Peer } from "./node-redlock-4";
 import { REDIS_SEMAPHORE_DEFAULT, redisSemaphoreMutexPeer, redisSemaphoreRedlockPeer } from "./redis-semaphore";
+import { REDLOCK_UNIVERSAL_DEFAULT, redlockUniversalPeer } from "./redlock-universal";
 import { SESAMECARE_REDLOCK_DEFAULT, sesamecareRedlockPeer } from "./sesamecare-redlock";
 
 /**
@@ -34,6 +35,15 @@ export function retryForTheWait(workload: Workload) {
 }
 
 /**
+ * redlock-universal tuned the same way, in its own names: a try every 50 ms (it has no jitter) for
+ * as long as our buyers wait. Its defaults give up after about 0.6 s (3 retries, 200 ms apart).
+ */
+export function attemptsForTheWait(workload: Workload) {
+  const { retryDelay, retryCount } = retryForTheWait(workload);
+  return { retryDelay, retryAttempts: retryCount };
+}
+
+/**
  * redis-semaphore tuned: it gives up when our buyers do. Its default, 10 s, is twice their wait,
  * and a buyer still without an answer 500 ms past its wait counts as starved.
  */
@@ -53,11 +63,14 @@ export function peerRows(workload: Workload): PeerRow[] {
   const retryTuned = { settings: retry, note: `retry ${retry.retryDelay}±${retry.retryJitter} ms ×${retry.retryCount}` };
   const acquire = acquireForTheWait(workload);
   const acquireTuned = { settings: acquire, note: `acquireTimeout ${acquire.acquireTimeout} ms` };
+  const attempts = attemptsForTheWait(workload);
+  const attemptsTuned = { settings: attempts, note: `retry ${attempts.retryDelay} ms ×${attempts.retryAttempts}` };
   return [
     ...pair("redis-semaphore Mutex", "mutex", redisSemaphoreMutexPeer, REDIS_SEMAPHORE_DEFAULT, acquireTuned),
     ...pair("redis-semaphore RedlockMutex", "redlock", redisSemaphoreRedlockPeer, REDIS_SEMAPHORE_DEFAULT, acquireTuned),
     ...pair("node-redlock 4", "redlock", nodeRedlock4Peer, NODE_REDLOCK_4_DEFAULT, retryTuned),
     ...pair("node-redlock 5-beta", "redlock", nodeRedlockPeer, NODE_REDLOCK_DEFAULT, retryTuned),
     ...pair("@sesamecare-oss/redlock", "redlock", sesamecareRedlockPeer, SESAMECARE_REDLOCK_DEFAULT, retryTuned),
+    ...pair("redlock-universal", "redlock", redlockUniversalPeer, REDLOCK_UNIVERSAL_DEFAULT, attemptsTuned),
   ];
 }
