@@ -49,9 +49,7 @@ const LAB_VARIANTS: readonly StrategyName[] = [
   "cluster-fenced",
   // The npm lock libraries (lib/locks/peer-lock.ts), each waiting on its own retry timer. Their
   // waits are counts of tries spending the 30 s on average (redis-semaphore's is a deadline).
-  "peer-redlock5",
   "peer-redlock4",
-  "peer-sesamecare-redlock",
   "peer-semaphore-mutex",
   "peer-semaphore-redlock-mutex",
   "peer-redlock-universal",
@@ -93,6 +91,25 @@ describe("pg-nowait (lab variant)", () => {
     const checked = await settledSale();
     expect(result.other + result.unavailable).toBe(0);
     expect(result.busy).toBeGreaterThan(0);
+    expect(checked.orders).toBe(result.bought);
+    expect(honest(checked)).toEqual(HONEST);
+    expect(checked.orders + checked.remaining).toBe(STOCK);
+    expect((await getSaleStats()).peakHolders).toBe(1);
+  });
+});
+
+// node-redlock 5 (and @sesamecare-oss/redlock, its fork) keep a failed attempt's minority votes
+// until their last retry has failed: each waiter's key stays on the nodes it won, for the whole
+// TTL, while it retries. 200 waiters split the five nodes among them and most of them never reach
+// three: measured here, 50 sold and 149 of 200 answered busy after their 30 s. Safe all the same.
+describe.each(["peer-redlock5", "peer-sesamecare-redlock"] as const)("%s (lab variant, votes kept between retries)", (strategy) => {
+  it("never sells a unit twice or loses one; waiters whose votes deadlock give up busy", async () => {
+    await prepareSale({ strategy, workMs: WORK_MS, lockTtlMs: 5000, waitTimeoutMs: 30_000 }, STOCK);
+    const result = await blast(PUBLIC_URL, BUYERS);
+    const checked = await settledSale();
+    expect(result.other + result.unavailable + result.lockLost).toBe(0);
+    expect(result.bought + result.soldOut + result.busy).toBe(BUYERS);
+    expect(result.bought).toBeGreaterThan(0);
     expect(checked.orders).toBe(result.bought);
     expect(honest(checked)).toEqual(HONEST);
     expect(checked.orders + checked.remaining).toBe(STOCK);
@@ -199,6 +216,6 @@ describe("setnx (SETNX + EXPIRE, DEL to unlock)", () => {
 });
 
 it("covers every strategy in the registry", () => {
-  const covered = new Set<StrategyName>([...SAFE, ...LAB_VARIANTS, "pg-nowait", "pg-unfenced", "pg-advisory-pooled", "peer-advisory-lock", "none", "local", "setnx"]);
+  const covered = new Set<StrategyName>([...SAFE, ...LAB_VARIANTS, "pg-nowait", "pg-unfenced", "pg-advisory-pooled", "peer-advisory-lock", "peer-redlock5", "peer-sesamecare-redlock", "none", "local", "setnx"]);
   expect([...covered].sort()).toEqual([...STRATEGY_NAMES].sort());
 });
