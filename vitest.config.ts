@@ -63,6 +63,18 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "conformance",
+          include: ["tests/conformance/**/*.test.ts"],
+          // Every lock through the lab's faults (lib/lab/conformance.ts): the stack to itself, as the lab.
+          fileParallelism: false,
+          testTimeout: 3_600_000,
+          hookTimeout: 120_000,
+          globalSetup: ["tests/support/require-stack.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "chaos",
           include: ["tests/chaos/**/*.test.ts"],
           // Random faults stop servers and kill instances: never beside another test file.

@@ -100,7 +100,8 @@ export async function resetSale(options: SaleOptions = {}): Promise<CurrentSale 
  * never goes away by itself) is deleted on every node that answers.
  */
 export async function clearLocks(): Promise<void> {
-  await Promise.allSettled(getRedisNodes().map((node) => node.del(lockKey(SKU))));
+  // redis-semaphore's Mutex and RedlockMutex (the peer-semaphore-… strategies) prefix our key with `mutex:`.
+  await Promise.allSettled(getRedisNodes().map((node) => node.del(lockKey(SKU), `mutex:${lockKey(SKU)}`)));
 }
 
 export async function getCurrentSale(): Promise<CurrentSale> {
