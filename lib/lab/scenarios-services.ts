@@ -36,9 +36,13 @@ const CLUSTER_FAILOVER = { lockTtlMs: 15_000, waitTimeoutMs: 20_000, workMs: 800
     { do: "load", via: "app-2", buyers: 1, concurrency: 1, background: true }, { do: "await-load" }] } as const satisfies Partial<LabCase>;
 /** Buyers through nginx, ten at a time, each holding the lock 30 ms: enough overlap for a pooler to lend a held session. */
 const POOLED = { lockTtlMs: 3000, waitTimeoutMs: 3000, workMs: 30, initialStock: 30, steps: [load("nginx", 40, 10)] } as const satisfies Partial<LabCase>;
-/** A holder frozen well past its ZooKeeper session (600 ms), then past its etcd lease (2 s). */
+/**
+ * A holder frozen well past its ZooKeeper session (600 ms), then past its etcd lease (2 s). The
+ * ensemble expires a session on its tick and then tells the next waiter: with a 2 s freeze that
+ * sometimes came after the frozen holder had written (one holder, nothing for the fence to refuse).
+ */
 const SESSION_PAUSE = { lockTtlMs: 600, waitTimeoutMs: 30_000, workMs: 10, initialStock: 10,
-  faults: [{ point: "pause-before-write", ms: 2000, times: 1 }] } as const;
+  faults: [{ point: "pause-before-write", ms: 3000, times: 1 }] } as const;
 const LEASE_PAUSE = { lockTtlMs: 2000, waitTimeoutMs: 30_000, workMs: 10, initialStock: 10,
   faults: [{ point: "pause-before-write", ms: 3500, times: 1 }] } as const;
 
@@ -88,10 +92,10 @@ export const SERVICE_SCENARIOS: readonly LabScenario[] = [
   {
     id: "zk-session",
     title: "ZooKeeper: a session expires while the holder is paused",
-    tried: "The ZooKeeper lock (an ephemeral sequential znode, held while the client's session lives) with a 600 ms session timeout. One app instance freezes for 2 s after its lease check, just before writing the stock.",
+    tried: "The ZooKeeper lock (an ephemeral sequential znode, held while the client's session lives) with a 600 ms session timeout. One app instance freezes for 3 s after its lease check, just before writing the stock.",
     predict: "The frozen client sends no heartbeat: its session expires and ZooKeeper deletes its znode, so the next buyer holds the lock and sells. The frozen one then writes its old stock: units sold twice. The znode's sequence number as a fencing token makes the store refuse that write; Chubby's lock-delay makes the next holder wait until the old one is done; Chubby's sequencer check, asked after the pause, stops the old holder — though a pause between its answer and the write would not be caught.",
     cases: [
-      { id: "zk-unfenced", label: "zookeeper-unfenced, session 600 ms, one 2 s pause", expect: "pitfall", strategy: "zookeeper-unfenced",
+      { id: "zk-unfenced", label: "zookeeper-unfenced, session 600 ms, one 3 s pause", expect: "pitfall", strategy: "zookeeper-unfenced",
         ...SESSION_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold"] },
       { id: "zk-fenced", label: "zookeeper: the znode's sequence number fences the write", expect: "fix", strategy: "zookeeper",
         ...SESSION_PAUSE, steps: [load("nginx", 40, 20)], watch: ["oversell", "double-sold", "lost-stock"], require: { staleRefused: true, someBought: true } },
