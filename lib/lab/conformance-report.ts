@@ -110,7 +110,7 @@ const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&
 
 /** The matrix as a chart: one row per lock, one column per fault, each cell coloured by its outcome. */
 export function renderChart(results: readonly CellResult[], meta: Pick<MatrixMeta, "reps">): string {
-  const left = 330;
+  const left = 380;
   const top = 70;
   const cellW = 150;
   const cellH = 26;

@@ -56,6 +56,8 @@ afterAll(async () => {
   const meta = { reps: REPS, startedAt: startedAt.toISOString().slice(0, 16).replace("T", " ") + " UTC", durationS: (Date.now() - startedAt.getTime()) / 1000, commit };
   fs.writeFileSync(path.join(OUT, "conformance.md"), renderMarkdown(results, meta));
   fs.writeFileSync(path.join(OUT, "conformance.svg"), renderChart(results, meta));
+  // The cells as data: the table and chart can be drawn again from it (lib/lab/conformance-report.ts).
+  fs.writeFileSync(path.join(OUT, "conformance.json"), `${JSON.stringify({ meta, results }, null, 1)}\n`);
   console.log(`conformance: ${results.length} cells, ${REPS} repetitions each, ${Math.round(meta.durationS)} s — ${path.join(OUT, "conformance.md")}`);
 });
 
