@@ -26,30 +26,51 @@ import { createPeerStrategy, lostUnlessDown, majorityAnswers, monotonicOf, redis
  */
 const LIBRARY = "redlock@5.0.0-beta.2";
 
-export function createPeerRedlock5(clients: LockClients) {
-  let redlock: Redlock | undefined;
-  // Built on first use: building a strategy opens no connection.
-  const redlockOf = () => (redlock ??= new Redlock(clients.redisNodes()));
+/** node-redlock 5's API, which its fork @sesamecare-oss/redlock keeps: one Redlock over the clients, `acquire([key], ttl)`. */
+interface Redlock5Like {
+  readonly settings: { readonly retryDelay: number };
+  acquire(resources: string[], duration: number, settings: { retryCount: number }): Promise<{ readonly expiration: number; release(): Promise<unknown> }>;
+}
+
+/**
+ * A peer of node-redlock 5's shape (it, or a fork keeping its API): the Redlock built on first use
+ * (building a strategy opens no connection), retries spending the buyer's wait, and its
+ * ExecutionError as busy or, on release, a lock already lost unless the nodes are down.
+ */
+export function redlock5Peer(
+  clients: LockClients,
+  name: PeerLibrary["name"],
+  library: string,
+  create: (nodes: ReturnType<LockClients["redisNodes"]>) => Redlock5Like,
+  isExecutionError: (error: unknown) => boolean,
+  beforeAcquire?: () => Promise<unknown>,
+): PeerLibrary {
+  let redlock: Redlock5Like | undefined;
+  const redlockOf = () => (redlock ??= create(clients.redisNodes()));
   const peer: PeerLibrary = {
-    name: "peer-redlock5",
+    name,
     safe: false,
-    library: LIBRARY,
+    library,
     readiness: () => [redisMajorityReady(clients.redisNodes)],
     async acquire(key, options) {
-      const library = redlockOf();
-      const lock = await library.acquire([key], options.ttlMs, {
-        retryCount: retriesFor(options.waitTimeoutMs, library.settings.retryDelay),
-      });
+      await beforeAcquire?.();
+      const lib = redlockOf();
+      const lock = await lib.acquire([key], options.ttlMs, { retryCount: retriesFor(options.waitTimeoutMs, lib.settings.retryDelay) });
       return {
         validUntil: monotonicOf(lock.expiration),
         release: () => lock.release().then(() => true, async (error: unknown) => {
-          if (error instanceof ExecutionError) return lostUnlessDown(peer);
+          if (isExecutionError(error)) return lostUnlessDown(peer);
           throw error;
         }),
       };
     },
-    isBusy: (error) => error instanceof ExecutionError,
+    isBusy: isExecutionError,
     serversAnswer: majorityAnswers(clients.redisNodes),
   };
-  return createPeerStrategy(peer);
+  return peer;
+}
+
+export function createPeerRedlock5(clients: LockClients) {
+  return createPeerStrategy(redlock5Peer(clients, "peer-redlock5", LIBRARY, (nodes) => new Redlock([...nodes]),
+    (error) => error instanceof ExecutionError));
 }

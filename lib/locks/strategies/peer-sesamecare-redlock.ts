@@ -4,7 +4,8 @@ import { ExecutionError, Redlock } from "@sesamecare-oss/redlock";
 // Not re-exported by the package's index; the deep path is the library's own module.
 import { ensureCommands } from "@sesamecare-oss/redlock/build/scripts";
 import type { LockClients } from "../clients";
-import { createPeerStrategy, lostUnlessDown, majorityAnswers, monotonicOf, redisMajorityReady, retriesFor, type PeerLibrary } from "../peer-lock";
+import { createPeerStrategy } from "../peer-lock";
+import { redlock5Peer } from "./peer-redlock5";
 
 /**
  * Lab variant, unsafe: `@sesamecare-oss/redlock@1.4.0`, the maintained fork of node-redlock 5,
@@ -48,30 +49,6 @@ function defineScripts(nodes: readonly Redis[]): Promise<unknown> {
 }
 
 export function createPeerSesamecareRedlock(clients: LockClients) {
-  let redlock: Redlock | undefined;
-  // Built on first use: building a strategy opens no connection.
-  const redlockOf = () => (redlock ??= new Redlock(clients.redisNodes()));
-  const peer: PeerLibrary = {
-    name: "peer-sesamecare-redlock",
-    safe: false,
-    library: LIBRARY,
-    readiness: () => [redisMajorityReady(clients.redisNodes)],
-    async acquire(key, options) {
-      await defineScripts(clients.redisNodes());
-      const library = redlockOf();
-      const lock = await library.acquire([key], options.ttlMs, {
-        retryCount: retriesFor(options.waitTimeoutMs, library.settings.retryDelay),
-      });
-      return {
-        validUntil: monotonicOf(lock.expiration),
-        release: () => lock.release().then(() => true, async (error: unknown) => {
-          if (error instanceof ExecutionError) return lostUnlessDown(peer);
-          throw error;
-        }),
-      };
-    },
-    isBusy: (error) => error instanceof ExecutionError,
-    serversAnswer: majorityAnswers(clients.redisNodes),
-  };
-  return createPeerStrategy(peer);
+  return createPeerStrategy(redlock5Peer(clients, "peer-sesamecare-redlock", LIBRARY, (nodes) => new Redlock([...nodes]),
+    (error) => error instanceof ExecutionError, () => defineScripts(clients.redisNodes())));
 }
