@@ -16,11 +16,11 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import Redis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MATRIX_FAULTS, MATRIX_ROWS, matrixCell, sameAsCardCase, type CellResult, type MatrixFault, type MatrixRow, type RepResult } from "@/lib/lab/conformance";
 import { renderChart, renderMarkdown } from "@/lib/lab/conformance-report";
 import { resetLab, runCase } from "@/lib/lab/runner";
+import { getRedis } from "@/lib/redis";
 import { checkSale, peakHolders } from "../support/accounting";
 import { timelineSvgFile } from "./timeline-file";
 
@@ -34,10 +34,8 @@ const PAUSE_BUDGET_KEY = "locklab:fault:budget:pause-before-write";
 
 const results: CellResult[] = [];
 const startedAt = new Date();
-let redis: Redis;
 
 beforeAll(() => {
-  redis = new Redis((process.env.REDIS_NODES ?? "127.0.0.1:7001").split(",")[0]!.trim(), { lazyConnect: false, maxRetriesPerRequest: 2 });
   fs.mkdirSync(path.join(OUT, TIMELINES), { recursive: true });
   // Timelines of an earlier run would be linked from nowhere.
   for (const file of fs.readdirSync(path.join(OUT, TIMELINES))) if (file.endsWith(".svg")) fs.rmSync(path.join(OUT, TIMELINES, file));
@@ -45,7 +43,6 @@ beforeAll(() => {
 
 afterAll(async () => {
   await resetLab();
-  redis.disconnect();
   const commit = (() => {
     try {
       return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
@@ -74,7 +71,7 @@ async function playOnce(row: MatrixRow, fault: MatrixFault, rep: number): Promis
     { orders: checked.orders, doubleSold: checked.doubleSold, lostUnits: checked.lostUnits, phantomUnits: checked.phantomUnits });
   // The freeze is spent by the buyer it froze: a budget still left means no buyer was frozen.
   if (schedule.play.faults?.some((planned) => planned.point === "pause-before-write")) {
-    const left = Number(await redis.get(PAUSE_BUDGET_KEY));
+    const left = Number(await getRedis().get(PAUSE_BUDGET_KEY));
     if (left > 0) return { result: "error", saleId, twoHolders: false, error: "the pause never froze a buyer" };
   }
   const twoHolders = (await peakHolders(saleId)) > 1;
