@@ -11,6 +11,8 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${process.env.PUBLIC_PORT ?? 3000}`,
     headless: true,
+    // English unless a spec asks for another language (e2e/i18n-*.spec.ts): the other specs select by English text.
+    locale: "en-US",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
       args: [

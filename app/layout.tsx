@@ -1,26 +1,22 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { getLocale, getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
 import "./globals.css";
 
-export const metadata: Metadata = {
-  title: "Lock Lab — flash sale",
-  description: "A flash-sale store that shows how distributed locks keep or fail to keep stock honest.",
-};
+export async function generateMetadata(): Promise<Metadata> {
+  const t = await getTranslations("metadata");
+  return { title: t("title"), description: t("description") };
+}
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/**
+ * The document, in the person's own language. Each part of the site brings its header and its
+ * messages (app/(store)/layout.tsx, app/admin/layout.tsx): the store shows the room's language
+ * when the instructor pinned one, the admin pages the person's.
+ */
+export default async function RootLayout({ children }: { children: ReactNode }) {
   return (
-    <html lang="en">
-      <body>
-        <header className="site-header">
-          <Link href="/" className="brand">Lock Lab</Link>
-          <nav>
-            <Link href="/">Store</Link>
-            <Link href="/admin">Admin</Link>
-          </nav>
-        </header>
-        <main>{children}</main>
-      </body>
+    <html lang={await getLocale()}>
+      <body>{children}</body>
     </html>
   );
 }

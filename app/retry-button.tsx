@@ -1,6 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { useTransition } from "react";
 
 /**
@@ -8,6 +9,7 @@ import { useTransition } from "react";
  * same failed result again, so the page is fetched anew first. The button waits while it is.
  */
 export function RetryButton({ reset }: { reset: () => void }) {
+  const t = useTranslations("common");
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   return (
@@ -23,7 +25,7 @@ export function RetryButton({ reset }: { reset: () => void }) {
         })
       }
     >
-      {pending ? "Trying again…" : "Try again"}
+      {pending ? t("tryingAgain") : t("tryAgain")}
     </button>
   );
 }

@@ -128,6 +128,9 @@ function missingSystemPackages() {
   if (mode === 'test') needed.push(['iproute2', () => onPath('ip')]);
   if (mode === 'test' && process.env.SKIP_E2E !== '1') {
     needed.push(['chromium', () => fs.existsSync('/usr/bin/chromium') || onPath('chromium')]);
+    // The Korean, Japanese and Chinese pages (and people's names in those scripts) need CJK glyphs:
+    // without them Chromium draws empty boxes. The app names these fonts locally (app/fonts.ts).
+    needed.push(['fonts-noto-cjk', () => fs.existsSync('/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc')]);
   }
   return needed.filter(([, present]) => !present()).map(([pkg]) => pkg);
 }
@@ -162,7 +165,7 @@ function ensureSystemPackages() {
 // ---------------------------------------------------------------------------------------------
 // 3. build
 
-const SOURCE_DIRS = ['app', 'lib', 'prisma', 'components', 'public'];
+const SOURCE_DIRS = ['app', 'lib', 'prisma', 'components', 'public', 'messages'];
 const SOURCE_FILES = ['next.config.js', 'next.config.mjs', 'next.config.ts', 'package-lock.json', 'tsconfig.json', 'prisma.config.ts'];
 const SKIP_DIRS = new Set(['node_modules', '.next', 'generated']);
 

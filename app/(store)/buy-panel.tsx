@@ -1,8 +1,11 @@
 "use client";
 
-import { useState } from "react";
+import { useLocale, useTranslations } from "next-intl";
+import { useState, type ReactNode } from "react";
+import { LOCALE_HEADER, type Locale } from "@/lib/i18n/locales";
 import type { LiveSnapshot } from "@/lib/workshop/live";
 import { dropStateAt, useLiveSnapshot } from "../use-live-snapshot";
+import { usePinnedLocale } from "../use-pinned-locale";
 import { JoinForm } from "./join-form";
 import type { Me } from "./me";
 import { WinnerList } from "./winner-list";
@@ -23,8 +26,13 @@ function browserBuyerId(): string {
   return created;
 }
 
-export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | null }) {
+/** `pinned`: the room's language the page was rendered in, if the instructor pinned one. */
+export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | null; pinned: Locale | null }) {
+  const t = useTranslations("store");
+  const tc = useTranslations("common");
+  const locale = useLocale();
   const { snapshot, serverNow, connected } = useLiveSnapshot("/api/live", props.initial);
+  usePinnedLocale(props.pinned, snapshot.locale);
   const [me, setMe] = useState(props.me);
   const [pending, setPending] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
@@ -39,7 +47,8 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
     try {
       const response = await fetch("/api/buy", {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        // The API answers in the language this page shows (a pinned room language included).
+        headers: { "content-type": "application/json", [LOCALE_HEADER]: locale },
         body: JSON.stringify({ buyer: me?.buyer ?? browserBuyerId(), sku: props.sku }),
       });
       const body = await response.json().catch(() => ({}));
@@ -50,14 +59,14 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
       } else if (body.code === "join_first") {
         setMe(null);
         setMustJoin(true);
-        setOutcome({ kind: "error", message: "Type your name to join first: every purchase here is made by a person." });
+        setOutcome({ kind: "error", message: t("joinFirst") });
       } else if (body.code === "busy") {
-        setOutcome({ kind: "busy", message: "Too many buyers right now — the lock could not be had in time. Try again." });
+        setOutcome({ kind: "busy", message: t("busy") });
       } else {
-        setOutcome({ kind: "error", message: body.message ?? `The store answered ${response.status}.` });
+        setOutcome({ kind: "error", message: body.message ?? tc("storeAnswered", { status: response.status }) });
       }
     } catch {
-      setOutcome({ kind: "error", message: "The store could not be reached." });
+      setOutcome({ kind: "error", message: tc("storeUnreachable") });
     } finally {
       setPending(false);
     }
@@ -67,33 +76,36 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
   const waiting = drop.state === "scheduled";
   const closed = drop.state === "closed";
   const needsName = (inDrop || mustJoin) && !me && !soldOut && !closed;
-  const label = soldOut ? "Sold out" : pending ? "Buying…" : waiting ? `Opens in ${drop.secondsLeft} s` : closed ? "Drop closed" : "Buy now";
+  const label = soldOut ? t("soldOut") : pending ? t("buttonBuying") : waiting ? t("buttonOpensIn", { seconds: drop.secondsLeft })
+    : closed ? t("buttonDropClosed") : t("buttonBuyNow");
+  const countdown = (chunks: ReactNode) => <strong data-testid="countdown">{chunks}</strong>;
   return (
     <div>
       <div className="stock" data-testid="stock">
-        {soldOut ? <strong>Sold out</strong> : <><strong data-testid="stock-count">{snapshot.stock}</strong> left in stock</>}
+        {soldOut ? <strong>{t("soldOut")}</strong> : t.rich("leftInStock", { count: snapshot.stock, stock: (chunks) => <strong data-testid="stock-count">{chunks}</strong> })}
       </div>
       <p className="muted">
-        Lock strategy in use: <span className="strategy-badge" data-testid="strategy">{snapshot.strategy}</span>
-        {" · "}
-        <span data-testid="holders">{snapshot.holdersNow}</span> in the critical section now
-        {!connected && <span className="muted"> · reconnecting…</span>}
+        {t.rich("strategyInUse", {
+          strategy: snapshot.strategy,
+          holdersNow: snapshot.holdersNow,
+          badge: (chunks) => <span className="strategy-badge" data-testid="strategy">{chunks}</span>,
+          holders: (chunks) => <span data-testid="holders">{chunks}</span>,
+        })}
+        {!connected && <span className="muted"> · {tc("reconnecting")}</span>}
       </p>
       {inDrop && (
         <div className={`drop-banner ${drop.state}`} data-testid="drop" aria-live="polite">
-          {waiting && <>Drop of {snapshot.initialStock} opens in <strong data-testid="countdown">{drop.secondsLeft}</strong> s</>}
-          {drop.state === "open" && (soldOut
-            ? <>The drop is <strong data-testid="countdown">over</strong>: every unit is gone.</>
-            : <>The drop is <strong data-testid="countdown">open</strong>: buy now!</>)}
-          {closed && <>This drop is closed.</>}
-          {snapshot.onePerBuyer && <span className="muted"> · one per buyer</span>}
+          {waiting && t.rich("dropOpensIn", { units: snapshot.initialStock, seconds: drop.secondsLeft, countdown })}
+          {drop.state === "open" && (soldOut ? t.rich("dropOver", { countdown }) : t.rich("dropOpen", { countdown }))}
+          {closed && t("dropClosed")}
+          {snapshot.onePerBuyer && <span className="muted"> · {t("onePerBuyer")}</span>}
         </div>
       )}
       {needsName ? (
         <JoinForm onJoined={setMe} />
       ) : (
         <>
-          {me && <p className="muted">Buying as <strong data-testid="me">{me.name}</strong></p>}
+          {me && <p className="muted">{t.rich("buyingAs", { name: me.name, me: (chunks) => <strong data-testid="me">{chunks}</strong> })}</p>}
           <button className="buy" onClick={buy} disabled={pending || soldOut || waiting || closed}>
             {label}
           </button>
@@ -101,12 +113,11 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
       )}
       {outcome && (
         <div className={`notice ${outcome.kind}`} role="status" data-testid="outcome">
-          {outcome.kind === "bought" && (
-            <>Bought! Order <strong>#{outcome.orderId}</strong> — {outcome.stockLeft} left (served by {outcome.instance}).</>
-          )}
-          {outcome.kind === "sold_out" && <>Sold out — every unit has been sold.</>}
-          {outcome.kind === "busy" && <>Busy: {outcome.message}</>}
-          {outcome.kind === "error" && <>Error: {outcome.message}</>}
+          {outcome.kind === "bought" &&
+            t.rich("bought", { orderId: String(outcome.orderId), stockLeft: outcome.stockLeft, instance: outcome.instance, strong: (chunks) => <strong>{chunks}</strong> })}
+          {outcome.kind === "sold_out" && t("soldOutNotice")}
+          {outcome.kind === "busy" && t("busyNotice", { message: outcome.message })}
+          {outcome.kind === "error" && t("errorNotice", { message: outcome.message })}
         </div>
       )}
       {snapshot.winners && <WinnerList winners={snapshot.winners} />}

@@ -1,10 +1,14 @@
 "use client";
 
+import { useLocale, useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
+import { LOCALE_HEADER } from "@/lib/i18n/locales";
 import type { Me } from "./me";
 
 /** A student types a display name once; the store keeps their buyer id in a cookie. */
 export function JoinForm(props: { onJoined: (me: Me) => void }) {
+  const t = useTranslations();
+  const locale = useLocale();
   const [name, setName] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -16,14 +20,15 @@ export function JoinForm(props: { onJoined: (me: Me) => void }) {
     try {
       const response = await fetch("/api/workshop/join", {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        // A bad name is explained in the language this page shows.
+        headers: { "content-type": "application/json", [LOCALE_HEADER]: locale },
         body: JSON.stringify({ name }),
       });
       const body = await response.json().catch(() => ({}));
       if (response.status === 201) props.onJoined({ buyer: body.buyer, name: body.name });
-      else setError(body.fieldErrors?.name?.[0] ?? body.message ?? `The store answered ${response.status}.`);
+      else setError(body.fieldErrors?.name?.[0] ?? body.message ?? t("common.storeAnswered", { status: response.status }));
     } catch {
-      setError("The store could not be reached.");
+      setError(t("common.storeUnreachable"));
     } finally {
       setPending(false);
     }
@@ -31,10 +36,10 @@ export function JoinForm(props: { onJoined: (me: Me) => void }) {
 
   return (
     <form className="join-form" onSubmit={join}>
-      <label htmlFor="display-name">Your name for the scoreboard</label>
+      <label htmlFor="display-name">{t("join.label")}</label>
       <div className="join-row">
         <input id="display-name" name="name" value={name} onChange={(e) => setName(e.target.value)} maxLength={24} autoComplete="nickname" required />
-        <button type="submit" disabled={pending}>Join</button>
+        <button type="submit" disabled={pending}>{t("join.join")}</button>
       </div>
       {error && <p className="field-error" role="alert">{error}</p>}
     </form>

@@ -1,5 +1,6 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
+import { localeOfRequest } from "../i18n/locales";
 import { HttpError, errorResponse } from "../http/errors";
 import { storeCall } from "../store-call";
 import { SESSION_COOKIE, isSignedIn } from "./session";
@@ -31,7 +32,7 @@ export function adminRoute<Context = unknown>(
       await requireAdmin(request);
       return await handler(request, context);
     } catch (error) {
-      return errorResponse(error);
+      return errorResponse(error, {}, localeOfRequest(request));
     }
   };
 }

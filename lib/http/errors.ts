@@ -1,5 +1,8 @@
-import { ZodError } from "zod";
+import { createTranslator } from "next-intl";
+import { ZodError, type core } from "zod";
 import { AppError } from "../errors";
+import { DEFAULT_LOCALE, localeOfRequest, type Locale } from "../i18n/locales";
+import { messagesFor, type Messages } from "../i18n/messages";
 
 /** An HTTP-level refusal with a stable code (bad JSON, body too large, wrong method, …). */
 export class HttpError extends AppError {
@@ -25,27 +28,66 @@ export function jsonError(status: number, body: ErrorBody, headers?: HeadersInit
   return Response.json(body, { status, headers });
 }
 
+type ApiErrorCode = Exclude<keyof Messages["apiErrors"], "fields">;
+type TranslationValues = Record<string, string | number>;
+
+/** The ICU values an error's message may use: its details' plain fields, and how long to wait. */
+function valuesOf(error: AppError): TranslationValues {
+  const values: TranslationValues = {};
+  for (const [name, value] of Object.entries(error.details ?? {})) {
+    if (typeof value === "string" || typeof value === "number") values[name] = value;
+  }
+  if (error.retryAfterS !== undefined) values.retryAfterS = error.retryAfterS;
+  return values;
+}
+
+/**
+ * An error's human message in `locale`, by its stable code (messages/<locale>.json, `apiErrors`):
+ * ICU with the error's values. English keeps the error's own message, which is more precise (it
+ * names the resource, the milliseconds waited) and is what the logs say; so does a code with no
+ * translation, or one whose values are missing.
+ */
+export function humanMessage(code: string, english: string, values: TranslationValues, locale: Locale): string {
+  if (locale === DEFAULT_LOCALE) return english;
+  const messages = messagesFor(locale);
+  if (code === "fields" || !Object.hasOwn(messages.apiErrors, code)) return english;
+  let failed = false;
+  const t = createTranslator({ locale, messages, namespace: "apiErrors", onError: () => (failed = true) });
+  const text = t(code as ApiErrorCode, values);
+  return failed ? english : text;
+}
+
+/** A field's validation message in `locale`: ours for the fields a person types (by field and zod issue code), else zod's English. */
+function fieldMessage(field: string, issue: core.$ZodIssue, locale: Locale): string {
+  if (locale === DEFAULT_LOCALE) return issue.message;
+  const fields: Record<string, Record<string, string> | undefined> = messagesFor(locale).apiErrors.fields;
+  return fields[field]?.[issue.code] ?? issue.message;
+}
+
 /**
  * The one place errors become responses: a domain error (AppError) answers with its own status
  * and code, a zod error is 422 with field errors, anything unexpected a 500 with no internals.
+ * `code` is a stable English identifier; `message` is in `locale` (the request's: localeOfRequest).
  */
-export function errorResponse(error: unknown, extra: Record<string, unknown> = {}): Response {
+export function errorResponse(error: unknown, extra: Record<string, unknown> = {}, locale: Locale = DEFAULT_LOCALE): Response {
   if (error instanceof AppError) {
     const headers = error.retryAfterS === undefined ? undefined : { "retry-after": String(error.retryAfterS) };
-    return jsonError(error.status, { code: error.code, message: error.message, ...error.details, ...extra }, headers);
+    const message = humanMessage(error.code, error.message, valuesOf(error), locale);
+    return jsonError(error.status, { code: error.code, message, ...error.details, ...extra }, headers);
   }
   if (error instanceof ZodError) {
     // A Map, not an object literal: a field may be named "__proto__".
     const fields = new Map<string, string[]>();
     for (const issue of error.issues) {
       const names = issue.path.length ? [issue.path.join(".")] : issue.code === "unrecognized_keys" ? issue.keys : ["body"];
-      for (const name of names) fields.set(name, [...(fields.get(name) ?? []), issue.message]);
+      for (const name of names) fields.set(name, [...(fields.get(name) ?? []), fieldMessage(name, issue, locale)]);
     }
     const fieldErrors = Object.fromEntries(fields);
-    return jsonError(422, { code: "invalid_fields", message: "Some fields are missing or invalid.", fieldErrors, ...extra });
+    const message = humanMessage("invalid_fields", "Some fields are missing or invalid.", {}, locale);
+    return jsonError(422, { code: "invalid_fields", message, fieldErrors, ...extra });
   }
   console.error(error);
-  return jsonError(500, { code: "internal", message: "Something went wrong on our side.", ...extra });
+  return jsonError(500, { code: "internal", message: humanMessage("internal", "Something went wrong on our side.", {}, locale), ...extra });
 }
 
 /** The shape of every public route handler: call it, and map whatever it throws to a JSON error. */
@@ -58,7 +100,7 @@ export function publicRoute<Context = unknown>(
     try {
       return await handler(request, context);
     } catch (error) {
-      return errorResponse(onError(error));
+      return errorResponse(onError(error), {}, localeOfRequest(request));
     }
   };
 }

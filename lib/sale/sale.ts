@@ -7,6 +7,7 @@ import { quiesced } from "./switch";
 import { lockKey } from "../locks/keys";
 import { SALE_KEY, SKU, STOCK_KEY, TIMELINE_STREAM_TTL_S, eventStreamKey, saleCounterKeys } from "./keys";
 import { announceChange } from "../live-signal";
+import { isLocale, type Locale } from "../i18n/locales";
 
 export interface CurrentSale {
   readonly id: number;
@@ -18,6 +19,8 @@ export interface CurrentSale {
   readonly onePerBuyer?: boolean;
   /** Workshop mode: the drop this sale is (lib/workshop/drop.ts); absent, the sale is open as usual. */
   readonly drop?: { readonly opensAt: number; readonly closedAt?: number };
+  /** Workshop mode: the room's language, pinned by the instructor for this drop (every phone and the projector show it). */
+  readonly locale?: Locale;
 }
 
 export interface SaleOptions {
@@ -25,6 +28,8 @@ export interface SaleOptions {
   readonly onePerBuyer?: boolean;
   /** Makes the sale a drop that opens at this time (ms since the epoch). */
   readonly dropOpensAt?: number;
+  /** Pins the room's language while this sale is current. */
+  readonly locale?: Locale;
 }
 
 export interface SaleStats extends CurrentSale, UnitAccounting {
@@ -79,7 +84,8 @@ export async function resetSale(options: SaleOptions = {}): Promise<CurrentSale 
     const fields: Record<string, string | number> = { id: sale.id, sku: SKU, initialStock };
     if (onePerBuyer) fields.onePerBuyer = 1;
     if (options.dropOpensAt !== undefined) fields.dropOpensAt = options.dropOpensAt;
-    // The hash is replaced whole: a drop or rule of the previous sale must not carry over.
+    if (options.locale !== undefined) fields.locale = options.locale;
+    // The hash is replaced whole: a drop, a rule or a pinned language of the previous sale must not carry over.
     const multi = redis.multi().set(STOCK_KEY, initialStock).del(SALE_KEY).hset(SALE_KEY, fields);
     // The replaced sale's holder timeline and counters stay readable for a day (a run keeps its
     // own figures and timeline in Postgres), then go. Its reservations stay until the reconciler
@@ -92,7 +98,11 @@ export async function resetSale(options: SaleOptions = {}): Promise<CurrentSale 
   });
   const { epoch } = await getActiveConfig();
   announceChange();
-  return { id: sale.id, sku: SKU, initialStock, epoch, onePerBuyer, ...(options.dropOpensAt === undefined ? {} : { drop: { opensAt: options.dropOpensAt } }) };
+  return {
+    id: sale.id, sku: SKU, initialStock, epoch, onePerBuyer,
+    ...(options.dropOpensAt === undefined ? {} : { drop: { opensAt: options.dropOpensAt } }),
+    ...(options.locale === undefined ? {} : { locale: options.locale }),
+  };
 }
 
 /**
@@ -116,6 +126,7 @@ export async function getCurrentSale(): Promise<CurrentSale> {
       ...(stored.dropOpensAt
         ? { drop: { opensAt: Number(stored.dropOpensAt), ...(stored.dropClosedAt ? { closedAt: Number(stored.dropClosedAt) } : {}) } }
         : {}),
+      ...(isLocale(stored.locale) ? { locale: stored.locale } : {}),
     };
   }
   // Redis lost its data (a restart without persistence): the last sale in Postgres is the current one.

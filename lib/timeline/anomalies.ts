@@ -5,12 +5,25 @@ import { buildHolders, criticalSection, type Holder } from "./holders";
  * What went wrong, found in the events alone: critical sections of two holders that overlap in
  * Redis time, a unit written by more than one holder, a write that landed after its holder's
  * lease had run out, and a stale write a fenced store refused (the fix doing its job).
+ *
+ * Each anomaly is its kind and its facts (the holders by id, the stock read, the unit, the
+ * fencing token…): the pages say it in the reader's language with the people's names
+ * (messages `anomalies`, app/…/timeline/anomaly-text.ts). `note` is the same sentence in English
+ * with buyer ids, for the JSON export and the API.
  */
 export type Anomaly =
-  | { readonly kind: "overlap"; readonly t: number; readonly until: number; readonly holders: readonly [string, string]; readonly note: string }
+  | {
+      readonly kind: "overlap"; readonly t: number; readonly until: number; readonly holders: readonly [string, string];
+      /** The stock both holders read, when they read the same one; `soldTwice`: both then wrote it. */
+      readonly read?: number; readonly soldTwice?: boolean; readonly note: string;
+    }
   | { readonly kind: "unit-twice"; readonly t: number; readonly unit: number; readonly holders: readonly string[]; readonly note: string }
   | { readonly kind: "write-after-expiry"; readonly t: number; readonly holders: readonly [string]; readonly lateMs: number; readonly note: string }
-  | { readonly kind: "refused-write"; readonly t: number; readonly holders: readonly [string]; readonly note: string };
+  | {
+      readonly kind: "refused-write"; readonly t: number; readonly holders: readonly [string];
+      /** What the fenced store refused: the holder's write, or its read (a read refused before it wrote). */
+      readonly access: "write" | "read"; readonly fence?: number; readonly note: string;
+    };
 
 export interface AnomalyReport {
   readonly anomalies: readonly Anomaly[];
@@ -51,6 +64,7 @@ export function detectAnomalies(events: readonly TimelineEvent[]): AnomalyReport
         t: entry.section.from,
         until: Math.min(other.section.to, entry.section.to),
         holders: [a.id, b.id],
+        ...(sameRead ? { read: a.read!.stock, soldTwice: Boolean(bothWrote) } : {}),
         note: sameRead
           ? `${holderName(a)} and ${holderName(b)} both read ${a.read!.stock}${bothWrote ? ` — unit ${a.read!.stock} sold twice` : ""}`
           : `${holderName(a)} and ${holderName(b)} were in the critical section at the same time`,
@@ -102,6 +116,8 @@ export function detectAnomalies(events: readonly TimelineEvent[]): AnomalyReport
         kind: "refused-write",
         t: refused.t,
         holders: [holder.id],
+        access: holder.refusedWrite ? "write" : "read",
+        ...(refused.fence !== undefined ? { fence: refused.fence } : {}),
         note: `the store refused ${holderName(holder)}'s stale ${holder.refusedWrite ? "write" : "read"}${refused.fence !== undefined ? ` (fencing token ${refused.fence})` : ""}`,
       });
     }

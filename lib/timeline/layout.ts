@@ -86,13 +86,7 @@ export function layOut(events: readonly TimelineEvent[]): Layout {
   return { rows, rowOf, start, end, faults: faultBands(events, end), nodes: nodeRows(events) };
 }
 
-/** The words and colours a vote is shown with, in the node rows, their tooltips and the legend. */
-export const VOTE_WORDS: Readonly<Record<Vote, string>> = Object.freeze({
-  granted: "granted",
-  held: "held by another",
-  timeout: "timed out",
-  down: "down",
-});
+/** The colours a vote is shown with, in the node rows and the legend (its words are messages: `votes`). */
 export const VOTE_COLOURS: Readonly<Record<Vote, string>> = Object.freeze({
   granted: "#1f8a4c",
   held: "#c98a00",
@@ -185,23 +179,6 @@ export function placeNodeRows(layout: Layout, x: (t: number) => number, window: 
     }
     return { node: row.node, label: row.label, y: nodeRowTop(layout, index), votes };
   });
-}
-
-/** A vote mark's tooltip: the buyer, the vote, and what the acquire came to. */
-export function voteTitle(node: string, placed: Pick<PlacedVote, "mark" | "more">): string {
-  const { mark, more } = placed;
-  const who = mark.buyer ? `${mark.buyer} (holder ${mark.holder})` : `holder ${mark.holder}`;
-  const validity = mark.validityMs === undefined ? "validity unknown" : `${mark.validityMs} ms of validity left`;
-  const outcome = mark.won
-    ? `lock acquired, ${validity}`
-    : mark.granted > mark.asked / 2
-      ? `a quorum, but the validity ran out while asking (${mark.validityMs} ms): released`
-      : `no quorum, released at once (${validity})`;
-  return [
-    `${node}: ${VOTE_WORDS[mark.vote]} — ${who}`,
-    `${mark.granted} of ${mark.asked} nodes granted: ${outcome}`,
-    more ? `and ${more} more ${VOTE_WORDS[mark.vote]} vote${more === 1 ? "" : "s"} at this point` : "",
-  ].filter(Boolean).join("\n");
 }
 
 /** The holder of a lane, by id. */

@@ -1,5 +1,10 @@
 import { z } from "zod";
+import { LOCALES } from "../i18n/locales";
 import { STRATEGY_NAMES } from "../locks/strategies";
+import en from "../../messages/en.json";
+
+/** What a person is told of a bad name, in English; the other languages translate them by zod issue code. */
+const NAME = en.apiErrors.fields.name;
 
 /**
  * A display name in workshop mode: shown on the projector to the whole room, so letters, digits,
@@ -9,15 +14,15 @@ import { STRATEGY_NAMES } from "../locks/strategies";
 export const displayNameSchema = z
   .string()
   .trim()
-  .min(1, "type a name")
-  .max(24, "24 characters at most")
+  .min(1, NAME.too_small)
+  .max(24, NAME.too_big)
   .transform((name) => name.normalize("NFC"))
   .pipe(
     z
       .string()
-      .regex(/^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._'-]*$/u, "letters, digits, spaces and . _ ' - only, starting with a letter or digit")
+      .regex(/^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._'-]*$/u, NAME.invalid_format)
       // Thai and Vietnamese stack two marks on a letter; more is a tower over the projector's other names.
-      .refine((name) => !/\p{M}{3}/u.test(name), "at most two accents on one letter"),
+      .refine((name) => !/\p{M}{3}/u.test(name), NAME.custom),
   );
 
 /** `POST /api/workshop/join`: the name a student types once. */
@@ -32,6 +37,8 @@ export const dropCreateSchema = z
     onePerBuyer: z.boolean().default(false),
     strategy: z.enum(STRATEGY_NAMES).optional(),
     workMs: z.number().int().min(0).max(60_000).optional(),
+    /** The room's language while this drop is current: every phone and the projector show it. */
+    locale: z.enum(LOCALES).optional(),
   })
   .strict();
 export type DropCreate = z.infer<typeof dropCreateSchema>;

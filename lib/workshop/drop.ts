@@ -28,12 +28,13 @@ export class NoDropError extends AppError {
 
 /**
  * Starts a drop: the strategy and work the instructor chose (quiesced, as every switch), then a new
- * sale of `stock` units that opens after the countdown.
+ * sale of `stock` units that opens after the countdown, in the room's language when one is pinned
+ * (kept in the sale's hash with the drop, so it ends with the sale).
  */
 export async function startDrop(input: DropCreate): Promise<CurrentSale> {
-  const { stock, countdownS, onePerBuyer, strategy, workMs } = input;
+  const { stock, countdownS, onePerBuyer, strategy, workMs, locale } = input;
   if (strategy !== undefined || workMs !== undefined) await updateConfig({ strategy, workMs });
-  return resetSale({ initialStock: stock, onePerBuyer, dropOpensAt: Date.now() + countdownS * 1000 });
+  return resetSale({ initialStock: stock, onePerBuyer, dropOpensAt: Date.now() + countdownS * 1000, ...(locale ? { locale } : {}) });
 }
 
 /** Closes the current sale's drop: buyers get `409 drop_closed` from now on. */

@@ -7,6 +7,7 @@ import { ANNOUNCE_EVERY_MS, LIVE_CHANNEL } from "../live-signal";
 import { HUMAN_PREFIX, countJoined, getBuyerNames } from "./buyers";
 import { dropOf, type DropView } from "../sale/rules/drop";
 import { processSingleton } from "../process-singleton";
+import type { Locale } from "../i18n/locales";
 
 // What the live pages show (workshop mode), built once per change per instance and sent to every
 // subscriber of that instance: the store's phones get the public part, the projector the
@@ -34,6 +35,8 @@ export interface LiveSnapshot {
   /** The server's clock when the snapshot was built: phones count down against it, not their own. */
   readonly serverNow: number;
   readonly joined: number;
+  /** The room's language, when the instructor pinned one for this drop: pages showing another follow it. */
+  readonly locale?: Locale;
   /** Once a drop is open: the people who got a unit (in order), and how many other orders (load runs) there are. */
   readonly winners?: { readonly people: readonly Winner[]; readonly others: number };
 }
@@ -96,6 +99,7 @@ export async function getLiveSnapshot(): Promise<LiveSnapshot> {
     drop,
     serverNow: Date.now(),
     joined,
+    ...(sale.locale ? { locale: sale.locale } : {}),
     ...(drop.state === "open" || drop.state === "closed" ? { winners: await getWinners(sale.id) } : {}),
   };
 }

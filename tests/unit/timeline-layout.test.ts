@@ -1,4 +1,7 @@
+import { createTranslator } from "next-intl";
 import { describe, expect, it } from "vitest";
+import { voteTitle as localVoteTitle } from "@/app/admin/(signed-in)/sales/[id]/timeline/vote-title";
+import { messagesFor } from "@/lib/i18n/messages";
 import { detectAnomalies } from "@/lib/timeline/anomalies";
 import type { TimelineEvent } from "@/lib/timeline/events";
 import {
@@ -15,9 +18,13 @@ import {
   placeNodeRows,
   scale,
   scrollTopFor,
-  voteTitle,
   zoomWindow,
+  type PlacedVote,
 } from "@/lib/timeline/layout";
+
+/** A vote mark's tooltip as the English page says it (the words are messages: `votes`). */
+const votes = createTranslator({ locale: "en", messages: messagesFor("en"), namespace: "votes" });
+const voteTitle = (node: string, placed: Pick<PlacedVote, "mark" | "more">) => localVoteTitle(node, placed, votes);
 
 describe("the timeline's layout", () => {
   const events: TimelineEvent[] = [

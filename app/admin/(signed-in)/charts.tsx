@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { RunRecord, TimelinePoint } from "@/lib/runs/runs";
 
@@ -42,17 +43,18 @@ export function aggregateByStrategy(runs: readonly RunRecord[]): StrategyAggrega
 }
 
 export function OversellChart({ data }: { data: StrategyAggregate[] }) {
+  const t = useTranslations("charts");
   return (
     <div className="chart" data-testid="oversell-chart">
-      <h3>Oversell per strategy <span className="muted">(mean over runs; hover for counts)</span></h3>
+      <h3>{t("oversellTitle")} <span className="muted">{t("meanHint")}</span></h3>
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" />
           <XAxis dataKey="strategy" />
           <YAxis allowDecimals={false} />
-          <Tooltip formatter={(value, name, item) => [`${value} (runs: ${(item.payload as StrategyAggregate).runs})`, name]} />
-          <Bar dataKey="oversell" name="oversell (units)" fill="#c92a2a" isAnimationActive={false} />
-          <Bar dataKey="maxOversell" name="worst run" fill="#ffa8a8" isAnimationActive={false} />
+          <Tooltip formatter={(value, name, item) => [t("withRuns", { value: String(value), runs: (item.payload as StrategyAggregate).runs }), name]} />
+          <Bar dataKey="oversell" name={t("oversellUnits")} fill="#c92a2a" isAnimationActive={false} />
+          <Bar dataKey="maxOversell" name={t("worstRun")} fill="#ffa8a8" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>
@@ -60,9 +62,10 @@ export function OversellChart({ data }: { data: StrategyAggregate[] }) {
 }
 
 export function DoubleSoldChart({ data }: { data: StrategyAggregate[] }) {
+  const t = useTranslations("charts");
   return (
     <div className="chart" data-testid="double-sold-chart">
-      <h3>Units sold twice per strategy <span className="muted">(mean over runs; hover for counts)</span></h3>
+      <h3>{t("doubleSoldTitle")} <span className="muted">{t("meanHint")}</span></h3>
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" />
@@ -70,12 +73,12 @@ export function DoubleSoldChart({ data }: { data: StrategyAggregate[] }) {
           <YAxis allowDecimals={false} />
           <Tooltip
             formatter={(value, name, item) => [
-              value === null || value === undefined ? "not counted" : `${value} (runs: ${(item.payload as StrategyAggregate).doubleSoldRuns})`,
+              value === null || value === undefined ? t("notCounted") : t("withRuns", { value: String(value), runs: (item.payload as StrategyAggregate).doubleSoldRuns }),
               name,
             ]}
           />
-          <Bar dataKey="doubleSold" name="sold twice (units)" fill="#862e9c" isAnimationActive={false} />
-          <Bar dataKey="maxDoubleSold" name="worst run" fill="#e599f7" isAnimationActive={false} />
+          <Bar dataKey="doubleSold" name={t("soldTwiceUnits")} fill="#862e9c" isAnimationActive={false} />
+          <Bar dataKey="maxDoubleSold" name={t("worstRun")} fill="#e599f7" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>
@@ -83,9 +86,10 @@ export function DoubleSoldChart({ data }: { data: StrategyAggregate[] }) {
 }
 
 export function PerformanceChart({ data }: { data: StrategyAggregate[] }) {
+  const t = useTranslations("charts");
   return (
     <div className="chart" data-testid="performance-chart">
-      <h3>Throughput and p95 latency per strategy</h3>
+      <h3>{t("performanceTitle")}</h3>
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" />
@@ -94,8 +98,8 @@ export function PerformanceChart({ data }: { data: StrategyAggregate[] }) {
           <YAxis yAxisId="ms" orientation="right" />
           <Tooltip />
           <Legend />
-          <Bar yAxisId="rps" dataKey="throughput" name="requests/s" fill="#364fc7" isAnimationActive={false} />
-          <Bar yAxisId="ms" dataKey="p95Ms" name="p95 ms" fill="#f08c00" isAnimationActive={false} />
+          <Bar yAxisId="rps" dataKey="throughput" name={t("requestsPerSecond")} fill="#364fc7" isAnimationActive={false} />
+          <Bar yAxisId="ms" dataKey="p95Ms" name={t("p95")} fill="#f08c00" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>
@@ -103,10 +107,11 @@ export function PerformanceChart({ data }: { data: StrategyAggregate[] }) {
 }
 
 export function TimelineChart({ points, initialStock }: { points: TimelinePoint[]; initialStock: number }) {
+  const t = useTranslations("charts");
   const data = points.map((point) => ({ ...point, t: Math.round(point.tMs / 100) / 10 }));
   return (
     <div className="chart" data-testid="timeline-chart">
-      <h3>Stock and sales over time</h3>
+      <h3>{t("timelineTitle")}</h3>
       <ResponsiveContainer width="100%" height={280}>
         <LineChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" />
@@ -114,9 +119,9 @@ export function TimelineChart({ points, initialStock }: { points: TimelinePoint[
           <YAxis domain={[0, (max: number) => Math.max(max, initialStock)]} />
           <Tooltip />
           <Legend />
-          <Line dataKey="stock" name="stock in Redis" stroke="#2b8a3e" dot={false} isAnimationActive={false} />
-          <Line dataKey="orders" name="orders recorded" stroke="#c92a2a" dot={false} isAnimationActive={false} />
-          <Line dataKey="busy" name="busy answers" stroke="#f08c00" dot={false} isAnimationActive={false} />
+          <Line dataKey="stock" name={t("stockInRedis")} stroke="#2b8a3e" dot={false} isAnimationActive={false} />
+          <Line dataKey="orders" name={t("ordersRecorded")} stroke="#c92a2a" dot={false} isAnimationActive={false} />
+          <Line dataKey="busy" name={t("busyAnswers")} stroke="#f08c00" dot={false} isAnimationActive={false} />
         </LineChart>
       </ResponsiveContainer>
     </div>

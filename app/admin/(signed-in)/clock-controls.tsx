@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import type { ActiveFaults } from "@/lib/lab/fault-actions";
 
@@ -12,6 +13,8 @@ const NODES = [1, 2, 3, 4, 5] as const;
  * the timeline's stamps.
  */
 export function ClockControls({ onDone }: { onDone: (faults: ActiveFaults | undefined, message: string) => void }) {
+  const t = useTranslations("clock");
+  const tc = useTranslations("common");
   const [node, setNode] = useState(3);
   const [pending, setPending] = useState(false);
 
@@ -20,9 +23,9 @@ export function ClockControls({ onDone }: { onDone: (faults: ActiveFaults | unde
     try {
       const response = await fetch("/api/admin/faults", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...body, node }) });
       const answer = await response.json().catch(() => ({}));
-      onDone(answer.faults, response.ok ? done : (answer.message ?? `Refused (${response.status}).`));
+      onDone(answer.faults, response.ok ? done : (answer.message ?? tc("refused", { status: response.status })));
     } catch {
-      onDone(undefined, "The server could not be reached.");
+      onDone(undefined, tc("serverUnreachable"));
     } finally {
       setPending(false);
     }
@@ -31,15 +34,15 @@ export function ClockControls({ onDone }: { onDone: (faults: ActiveFaults | unde
   return (
     <div className="toolbar clock-controls" data-testid="clock-controls">
       <label>
-        Redis node clock
+        {t("label")}
         <select value={node} onChange={(event) => setNode(Number(event.target.value))}>
           {NODES.map((n) => <option key={n} value={n}>{n}</option>)}
         </select>
       </label>
-      <button type="button" disabled={pending} onClick={() => act({ action: "clock", jumpS: 15 }, `Redis node ${node}'s clock jumped 15 s ahead.`)}>+15 s</button>
-      <button type="button" disabled={pending} onClick={() => act({ action: "clock", jumpS: -15 }, `Redis node ${node}'s clock went 15 s back.`)}>−15 s</button>
-      <button type="button" disabled={pending} onClick={() => act({ action: "clock-rate", rate: 2 }, `Redis node ${node}'s clock runs twice as fast.`)}>×2</button>
-      <button type="button" disabled={pending} onClick={() => act({ action: "clock-reset" }, `Redis node ${node}'s clock is back.`)}>reset</button>
+      <button type="button" disabled={pending} onClick={() => act({ action: "clock", jumpS: 15 }, t("jumpedAhead", { node }))}>+15 s</button>
+      <button type="button" disabled={pending} onClick={() => act({ action: "clock", jumpS: -15 }, t("wentBack", { node }))}>−15 s</button>
+      <button type="button" disabled={pending} onClick={() => act({ action: "clock-rate", rate: 2 }, t("runsFast", { node }))}>×2</button>
+      <button type="button" disabled={pending} onClick={() => act({ action: "clock-reset" }, t("isBack", { node }))}>{t("reset")}</button>
     </div>
   );
 }

@@ -1,13 +1,17 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useCallback, useEffect, useState } from "react";
 import type { ActiveFaults } from "@/lib/lab/fault-actions";
 import { ClockControls } from "./clock-controls";
 import { LinkGrid } from "./link-grid";
-import { MemberControls, SERVICE_LABELS } from "./member-controls";
+import { MemberControls } from "./member-controls";
 
 /** Every fault in force, always on screen while one is, with one button to undo them all. */
 export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
+  const t = useTranslations("faults");
+  const tc = useTranslations("common");
+  const services = useTranslations("services");
   const [faults, setFaults] = useState(initial);
   const [message, setMessage] = useState<string | null>(null);
   const [resetting, setResetting] = useState(false);
@@ -30,10 +34,10 @@ export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
       const body = await response.json().catch(() => ({}));
       if (response.ok) {
         setFaults(body.faults);
-        setMessage("Everything is back to defaults.");
-      } else setMessage(body.message ?? `Reset failed (${response.status}).`);
+        setMessage(t("resetDone"));
+      } else setMessage(body.message ?? t("resetFailed", { status: response.status }));
     } catch {
-      setMessage("The server could not be reached.");
+      setMessage(tc("serverUnreachable"));
     } finally {
       setResetting(false);
     }
@@ -45,31 +49,33 @@ export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
     setMessage(text);
   };
   return (
-    <section className={`card faults${faults.any ? " active" : ""}`} aria-label="Faults" data-testid="faults-panel">
+    <section className={`card faults${faults.any ? " active" : ""}`} aria-label={t("label")} data-testid="faults-panel">
       <div className="toolbar">
-        <h2>{faults.any ? "Faults in force" : "No faults in force"}</h2>
+        <h2>{faults.any ? t("inForce") : t("none")}</h2>
         <button type="button" onClick={resetAll} disabled={resetting} aria-busy={resetting}>
-          {resetting ? "Resetting…" : "Reset everything"}
+          {resetting ? t("resetting") : t("reset")}
         </button>
       </div>
-      {!faults.stackReachable && <p className="muted">The stack runner&apos;s control API does not answer: node and instance faults are unknown.</p>}
+      {!faults.stackReachable && <p className="muted">{t("noStack")}</p>}
       {faults.any && (
         <ul>
-          {faults.stoppedRedisNodes.map((node) => <li key={`redis-${node}`}>Redis node {node} is stopped</li>)}
-          {faults.pausedApps.map((app) => <li key={`paused-${app}`}>{app} is paused</li>)}
-          {faults.stoppedApps.map((app) => <li key={`stopped-${app}`}>{app} is stopped</li>)}
+          {faults.stoppedRedisNodes.map((node) => <li key={`redis-${node}`}>{t("redisStopped", { node })}</li>)}
+          {faults.pausedApps.map((app) => <li key={`paused-${app}`}>{t("appPaused", { app })}</li>)}
+          {faults.stoppedApps.map((app) => <li key={`stopped-${app}`}>{t("appStopped", { app })}</li>)}
           {faults.members.map((m) => (
-            <li key={`${m.service}-${m.index}`}>{SERVICE_LABELS[m.service]} {m.index} ({m.addr}) is {m.state}</li>
+            <li key={`${m.service}-${m.index}`}>{t("member", { service: services(m.service), index: m.index, addr: m.addr, state: m.state })}</li>
           ))}
-          {delays.map(([point, ms]) => <li key={point}>{ms} ms delay at <code>{point}</code></li>)}
+          {delays.map(([point, ms]) => <li key={point}>{t.rich("delay", { ms, point, code: (chunks) => <code>{chunks}</code> })}</li>)}
           {faults.network.cuts.map((cut) => (
             <li key={`cut-${cut.client}-${cut.server}`} data-testid="cut-in-force">
-              link {cut.client} {cut.direction === "both" ? "⇹" : cut.direction === "to-server" ? "→" : "←"} {cut.server} is cut
-              {cut.direction === "both" ? " both ways" : cut.direction === "to-server" ? ` (${cut.client}'s packets dropped)` : ` (${cut.server}'s packets dropped)`}
+              {t(cut.direction === "both" ? "cutBoth" : cut.direction === "to-server" ? "cutToServer" : "cutToClient", { client: cut.client, server: cut.server })}
             </li>
           ))}
           {faults.clocks.map(({ node, clock }) => (
-            <li key={`clock-${node}`}>Redis node {node}&apos;s clock is {clock.offsetS >= 0 ? "+" : ""}{Math.round(clock.offsetS)} s off{clock.rate !== 1 ? ` and runs ×${clock.rate}` : ""}</li>
+            <li key={`clock-${node}`}>
+              {t("clock", { node, offset: `${clock.offsetS >= 0 ? "+" : ""}${Math.round(clock.offsetS)}` })}
+              {clock.rate !== 1 ? t("clockRate", { rate: clock.rate }) : ""}
+            </li>
           ))}
         </ul>
       )}

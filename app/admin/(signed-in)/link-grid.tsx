@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import type { ActiveFaults } from "@/lib/lab/fault-actions";
 import type { Cut } from "@/lib/stack/control";
@@ -9,12 +10,6 @@ type Direction = Cut["direction"];
 /** What one click on a cell does: none → both ways → client to server only → server to client only → none. */
 const NEXT: Record<Direction | "none", Direction | "none"> = { none: "both", both: "to-server", "to-server": "to-client", "to-client": "none" };
 const GLYPH: Record<Direction | "none", string> = { none: "·", both: "✕", "to-server": "→✕", "to-client": "✕←" };
-const WORDS: Record<Direction | "none", string> = {
-  none: "linked",
-  both: "cut both ways",
-  "to-server": "cut: its packets to the server are dropped",
-  "to-client": "cut: the server's packets to it are dropped",
-};
 
 /** The clients an instructor cuts most, first; the rest after. */
 const CLIENT_ORDER = (name: string) => (name.startsWith("app-") ? 0 : name.startsWith("sentinel-") ? 1 : name === "replica" || name.startsWith("sentinel-redis") ? 2 : 3);
@@ -32,6 +27,8 @@ const key = (client: string, server: string) => `${client} ${server}`;
  * drops: connections stay open and calls hang until their own timeouts.
  */
 export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]; onDone: (faults: ActiveFaults | undefined, message: string) => void }) {
+  const t = useTranslations("linkGrid");
+  const tc = useTranslations("common");
   const inForce = new Map(network.cuts.map((cut) => [key(cut.client, cut.server), cut.direction] as const));
   const [draft, setDraft] = useState<Map<string, Direction> | null>(null);
   const [pending, setPending] = useState(false);
@@ -40,7 +37,7 @@ export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]
   const servers = [...network.servers].filter((server) => !server.name.endsWith("-peer")).sort(byOrder(SERVER_ORDER));
 
   if (!network.available) {
-    return <p className="muted" data-testid="link-grid-unavailable">Links cannot be cut here: {network.reason ?? "the stack runner has no network control"}.</p>;
+    return <p className="muted" data-testid="link-grid-unavailable">{t("unavailable", { reason: network.reason ?? t("noControl") })}</p>;
   }
 
   function toggle(client: string, server: string) {
@@ -58,9 +55,9 @@ export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]
       const response = await fetch("/api/admin/faults", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       const answer = await response.json().catch(() => ({}));
       if (response.ok) setDraft(null);
-      onDone(answer.faults, response.ok ? done : (answer.message ?? `Refused (${response.status}).`));
+      onDone(answer.faults, response.ok ? done : (answer.message ?? tc("refused", { status: response.status })));
     } catch {
-      onDone(undefined, "The server could not be reached.");
+      onDone(undefined, tc("serverUnreachable"));
     } finally {
       setPending(false);
     }
@@ -73,13 +70,13 @@ export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]
   const changed = draft !== null;
   return (
     <div className="link-grid" data-testid="link-grid">
-      <h3>Network links</h3>
+      <h3>{t("title")}</h3>
       <div className="link-grid-scroll">
         <table>
           <thead>
             <tr>
-              <th scope="col">client ＼ server</th>
-              {servers.map((server) => <th key={server.name} scope="col" title={`ports ${server.ports.join(", ")}`}>{server.name}</th>)}
+              <th scope="col">{t("corner")}</th>
+              {servers.map((server) => <th key={server.name} scope="col" title={t("ports", { ports: server.ports.join(", ") })}>{server.name}</th>)}
             </tr>
           </thead>
           <tbody>
@@ -92,7 +89,7 @@ export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]
                   return (
                     <td key={server.name} className={state === "none" ? "" : "cut"}>
                       <button type="button" disabled={pending} onClick={() => toggle(client.name, server.name)}
-                        aria-label={`${client.name} to ${server.name}: ${WORDS[state]}`} title={WORDS[state]} data-testid={`link-${client.name}-${server.name}`}>
+                        aria-label={t("cell", { client: client.name, server: server.name, state: t(state) })} title={t(state)} data-testid={`link-${client.name}-${server.name}`}>
                         {GLYPH[state]}
                       </button>
                     </td>
@@ -104,14 +101,14 @@ export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]
         </table>
       </div>
       <div className="toolbar">
-        <button type="button" disabled={pending || !changed || cuts.length === 0} onClick={() => send({ action: "grudge", cuts }, `${cuts.length} cut${cuts.length === 1 ? "" : "s"} in force.`)}>
-          Apply these cuts
+        <button type="button" disabled={pending || !changed || cuts.length === 0} onClick={() => send({ action: "grudge", cuts }, t("applied", { count: cuts.length }))}>
+          {t("apply")}
         </button>
         <button type="button" disabled={pending || (network.cuts.length === 0 && !changed)}
-          onClick={() => (network.cuts.length ? send({ action: "heal" }, "Every link healed.") : setDraft(null))}>
-          Heal all
+          onClick={() => (network.cuts.length ? send({ action: "heal" }, t("healed")) : setDraft(null))}>
+          {t("heal")}
         </button>
-        {changed && <span className="muted">Not applied yet.</span>}
+        {changed && <span className="muted">{t("notApplied")}</span>}
       </div>
     </div>
   );

@@ -1,20 +1,15 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import type { ActiveFaults } from "@/lib/lab/fault-actions";
 import { CLUSTER_SERVICES, MEMBER_OPS, type ClusterService as Service, type MemberOp as Op } from "@/lib/lab/members";
 
-export const SERVICE_LABELS: Record<Service, string> = {
-  "sentinel-redis": "Sentinel-managed Redis",
-  sentinel: "Sentinel",
-  "redis-cluster": "Redis Cluster node",
-  zookeeper: "ZooKeeper member",
-  etcd: "etcd member",
-  pgbouncer: "PgBouncer",
-};
-
 /** Stop, start, pause, resume or kill one member of a lock service's cluster (POST /api/admin/faults). */
 export function MemberControls({ onDone }: { onDone: (faults: ActiveFaults | undefined, message: string) => void }) {
+  const t = useTranslations("members");
+  const tc = useTranslations("common");
+  const services = useTranslations("services");
   const [service, setService] = useState<Service>("zookeeper");
   const [member, setMember] = useState(1);
   const [pending, setPending] = useState<Op | null>(null);
@@ -28,9 +23,9 @@ export function MemberControls({ onDone }: { onDone: (faults: ActiveFaults | und
         body: JSON.stringify({ action: "member", service, member, op }),
       });
       const body = await response.json().catch(() => ({}));
-      onDone(body.faults, response.ok ? `${SERVICE_LABELS[service]} ${member}: ${op} done.` : (body.message ?? `Refused (${response.status}).`));
+      onDone(body.faults, response.ok ? t("done", { service: services(service), member, op: t(op) }) : (body.message ?? tc("refused", { status: response.status })));
     } catch {
-      onDone(undefined, "The server could not be reached.");
+      onDone(undefined, tc("serverUnreachable"));
     } finally {
       setPending(null);
     }
@@ -39,20 +34,20 @@ export function MemberControls({ onDone }: { onDone: (faults: ActiveFaults | und
   return (
     <div className="member-controls toolbar" data-testid="member-controls">
       <label>
-        Lock service
+        {t("service")}
         <select value={service} onChange={(event) => setService(event.target.value as Service)}>
-          {CLUSTER_SERVICES.map((name) => <option key={name} value={name}>{SERVICE_LABELS[name]}</option>)}
+          {CLUSTER_SERVICES.map((name) => <option key={name} value={name}>{services(name)}</option>)}
         </select>
       </label>
       <label>
-        Member
+        {t("member")}
         <select value={member} onChange={(event) => setMember(Number(event.target.value))}>
           {[1, 2, 3].map((n) => <option key={n} value={n}>{n}</option>)}
         </select>
       </label>
       {MEMBER_OPS.map((op) => (
         <button key={op} type="button" onClick={() => act(op)} disabled={pending !== null} aria-busy={pending === op}>
-          {pending === op ? `${op}…` : op}
+          {pending === op ? `${t(op)}…` : t(op)}
         </button>
       ))}
     </div>

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { getTranslations } from "next-intl/server";
 import { requireAdminPage } from "@/lib/auth/guard";
 import { getActiveFaults } from "@/lib/lab/fault-actions";
 import { listStrategies } from "@/lib/locks/registry";
@@ -31,6 +32,7 @@ export default async function AdminPage() {
     getActiveRunId(),
     getActiveFaults(),
   ]);
+  const t = await getTranslations();
   const strategies: StrategyOption[] = listStrategies().map((strategy) => ({
     name: strategy.name,
     safe: strategy.safe,
@@ -42,10 +44,10 @@ export default async function AdminPage() {
       <RunProvider initialRuns={runs} activeRunId={activeRunId ?? null}>
         <div className="dashboard">
           <div className="toolbar">
-            <h1>Admin dashboard</h1>
+            <h1>{t("dashboard.title")}</h1>
             <div>
-              <Link href="/admin/live" className="button-link">Workshop</Link>
-              <Link href="/admin/lab" className="button-link">Pitfall lab</Link>
+              <Link href="/admin/live" className="button-link">{t("dashboard.workshop")}</Link>
+              <Link href="/admin/lab" className="button-link">{t("common.pitfallLab")}</Link>
               <SignOutButton />
             </div>
           </div>

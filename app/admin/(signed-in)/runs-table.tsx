@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import type { RunRecord } from "@/lib/runs/runs";
 
 /** What a figure shows when it was not recorded (runs from before the per-unit accounting). */
@@ -12,34 +13,25 @@ export function signed(value: number | null | undefined): string {
   return value > 0 ? `+${value}` : value < 0 ? `−${-value}` : "0";
 }
 
-/** What each accounting figure means, for the column headers' and stats' tooltips. */
-export const MEANING = {
-  oversell: "Orders − initial stock, signed: + means more sold than existed, − means units left.",
-  doubleSold: "Orders − distinct units sold: a unit sold to two buyers (or one that never existed).",
-  lostUnits: "Units neither sold, nor in stock, nor pending: gone with no order.",
-  phantomUnits: "Units back on the shelf after they were sold, or above the initial stock.",
-  pendingUnits: "Units taken whose order is being recorded; the reconciler settles them within seconds.",
-  peakHolders: "Most requests inside the critical section at once (1 for a correct lock).",
-  verdict: "FAIL when at least one unit was sold twice, lost, or phantom; STUCK when buyers are turned away with stock left and nothing has moved for several wait timeouts.",
-} as const;
-
 const badIfPositive = (value: number | null) => ((value ?? 0) > 0 ? "bad" : "");
 
-/** Exact numbers under the charts, newest run first. */
+/** Exact numbers under the charts, newest run first. Column tooltips say what each figure means (messages: `meaning`). */
 export function RunsTable({ runs }: { runs: RunRecord[] }) {
+  const t = useTranslations("runsTable");
+  const meaning = useTranslations("meaning");
   return (
     <div className="table-scroll">
       <table className="runs" data-testid="runs-table">
         <thead>
           <tr>
-            <th>Run</th><th>Strategy</th><th>Tool</th><th>VUs</th><th>Requests</th><th>Bought</th><th>Sold out</th>
-            <th>Busy</th><th>Errors</th><th>req/s</th><th>p95 ms</th><th>Orders</th><th>Left</th>
-            <th title={MEANING.oversell}>Oversell</th>
-            <th title={MEANING.doubleSold}>Sold twice</th>
-            <th title={MEANING.lostUnits}>Lost</th>
-            <th title={MEANING.phantomUnits}>Phantom</th>
-            <th title={MEANING.peakHolders}>Peak</th>
-            <th title={MEANING.verdict}>Verdict</th>
+            <th>{t("run")}</th><th>{t("strategy")}</th><th>{t("tool")}</th><th>{t("vus")}</th><th>{t("requests")}</th><th>{t("bought")}</th>
+            <th>{t("soldOut")}</th><th>{t("busy")}</th><th>{t("errors")}</th><th>{t("rps")}</th><th>{t("p95")}</th><th>{t("orders")}</th><th>{t("left")}</th>
+            <th title={meaning("oversell")}>{t("oversell")}</th>
+            <th title={meaning("doubleSold")}>{t("soldTwice")}</th>
+            <th title={meaning("lostUnits")}>{t("lost")}</th>
+            <th title={meaning("phantomUnits")}>{t("phantom")}</th>
+            <th title={meaning("peakHolders")}>{t("peak")}</th>
+            <th title={meaning("verdict")}>{t("verdict")}</th>
             <th></th>
           </tr>
         </thead>
@@ -64,7 +56,7 @@ export function RunsTable({ runs }: { runs: RunRecord[] }) {
               <td className={badIfPositive(run.lostUnits)} data-testid="run-lost-units">{run.lostUnits ?? NONE}</td>
               <td className={badIfPositive(run.phantomUnits)} data-testid="run-phantom-units">{run.phantomUnits ?? NONE}</td>
               <td className={(run.peakHolders ?? 0) > 1 ? "bad" : ""}>{run.peakHolders ?? NONE}</td>
-              <td>{run.verdict ? <span className={`verdict ${run.verdict}`}>{run.verdict}</span> : run.status}</td>
+              <td>{run.verdict ? <span className={`verdict ${run.verdict}`}>{run.verdict}</span> : t("status", { status: run.status })}</td>
               <td><a href={`/api/admin/runs/${run.id}/export`} download>JSON</a></td>
             </tr>
           ))}

@@ -1,8 +1,12 @@
 "use client";
 
+import { useLocale, useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
+import { LOCALE_HEADER } from "@/lib/i18n/locales";
 
 export function LoginForm({ next }: { next: string }) {
+  const t = useTranslations();
+  const locale = useLocale();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
 
@@ -14,7 +18,7 @@ export function LoginForm({ next }: { next: string }) {
     try {
       const response = await fetch("/api/admin/session", {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", [LOCALE_HEADER]: locale },
         body: JSON.stringify({ password }),
       });
       if (response.ok) {
@@ -22,9 +26,9 @@ export function LoginForm({ next }: { next: string }) {
         return;
       }
       const body = await response.json().catch(() => ({}));
-      setError(body.code === "invalid_password" ? "Wrong password." : (body.message ?? `Sign-in failed (${response.status}).`));
+      setError(body.code === "invalid_password" ? t("login.wrongPassword") : (body.message ?? t("login.failed", { status: response.status })));
     } catch {
-      setError("The server could not be reached.");
+      setError(t("common.serverUnreachable"));
     } finally {
       setPending(false);
     }
@@ -33,10 +37,10 @@ export function LoginForm({ next }: { next: string }) {
   return (
     <form onSubmit={submit} className="form">
       <label>
-        Password
+        {t("login.password")}
         <input name="password" type="password" autoComplete="current-password" required autoFocus />
       </label>
-      <button type="submit" className="primary" disabled={pending}>{pending ? "Signing in…" : "Sign in"}</button>
+      <button type="submit" className="primary" disabled={pending}>{pending ? t("login.signingIn") : t("login.signIn")}</button>
       {error && <p className="notice error" role="alert">{error}</p>}
     </form>
   );

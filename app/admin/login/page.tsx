@@ -1,3 +1,4 @@
+import { getTranslations } from "next-intl/server";
 import { LoginForm } from "./login-form";
 
 export const dynamic = "force-dynamic";
@@ -5,10 +6,11 @@ export const dynamic = "force-dynamic";
 export default async function LoginPage(props: { searchParams: Promise<{ next?: string }> }) {
   const { next } = await props.searchParams;
   const target = next && next.startsWith("/admin") && !next.startsWith("//") ? next : "/admin";
+  const t = await getTranslations("login");
   return (
     <section className="card narrow">
-      <h1>Instructor sign-in</h1>
-      <p className="muted">The admin password is printed by <code>npm run demo</code> (or set ADMIN_PASSWORD).</p>
+      <h1>{t("title")}</h1>
+      <p className="muted">{t.rich("hint", { code: (chunks) => <code>{chunks}</code> })}</p>
       <LoginForm next={target} />
     </section>
   );

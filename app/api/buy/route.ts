@@ -2,6 +2,7 @@ import { cookies } from "next/headers";
 import { getEnv } from "@/lib/env";
 import { isFromThisMachine } from "@/lib/http/client-address";
 import { HttpError, errorResponse, methodNotAllowed } from "@/lib/http/errors";
+import { localeOfRequest } from "@/lib/i18n/locales";
 import { readJsonBody } from "@/lib/http/read-json";
 import { queuedMsOf } from "@/lib/http/request-start";
 import { getLog, requestIdOf } from "@/lib/log";
@@ -33,10 +34,10 @@ export async function POST(request: Request): Promise<Response> {
     // From beyond this machine (a phone on the LAN) the buyer is the person who joined, never a
     // string in the body: a shell loop of invented ids would otherwise sweep a one-per-buyer drop.
     if (!person && !isFromThisMachine(request)) {
-      throw new HttpError(401, "join_first", "join the workshop first (POST /api/workshop/join with your name): purchases from the LAN buy as the person who joined");
+      throw new HttpError(401, "join_first", "join the workshop first (POST /api/workshop/join with your name): purchases from the LAN buy as the person who joined", { reason: "not_joined" });
     }
     if (person && !(await storeCall(() => hasJoined(person)))) {
-      throw new HttpError(401, "join_first", "this store does not know your workshop cookie (the store was restarted, or the cookie was made up): join again");
+      throw new HttpError(401, "join_first", "this store does not know your workshop cookie (the store was restarted, or the cookie was made up): join again", { reason: "unknown_cookie" });
     }
     const input = { ...body, buyer: person ?? body.buyer };
     const receipt = await buy(input, { arrivedAt });
@@ -44,7 +45,7 @@ export async function POST(request: Request): Promise<Response> {
       code: "bought", buyer: input.buyer, unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,
     });
   } catch (error) {
-    const response = errorResponse(error, { instance });
+    const response = errorResponse(error, { instance }, localeOfRequest(request));
     response.headers.set("x-instance", instance);
     response.headers.set("x-request-id", requestId);
     return done(response, { code: (error as { code?: string }).code ?? "error", reason: (error as Error).message?.slice(0, 300) });

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
 import type { LockConfig } from "@/lib/validations/config";
 import { numberOr, send, type Answer } from "./api";
@@ -25,6 +26,8 @@ const readKnobs = (form: FormData) => ({
  * the store. While one is in flight every button waits, and the pressed one says so.
  */
 export function ControlForm({ strategies, initialConfig }: { strategies: readonly StrategyOption[]; initialConfig: LockConfig }) {
+  const t = useTranslations("controlForm");
+  const tc = useTranslations("common");
   const { sale, refreshSale, updateSale } = useSale();
   const { running, watch } = useRuns();
   const [config, setConfig] = useState(initialConfig);
@@ -39,7 +42,7 @@ export function ControlForm({ strategies, initialConfig }: { strategies: readonl
     try {
       await task();
     } catch {
-      setMessage({ kind: "error", text: "The server could not be reached." });
+      setMessage({ kind: "error", text: tc("serverUnreachable") });
     } finally {
       setPending(null);
     }
@@ -56,7 +59,7 @@ export function ControlForm({ strategies, initialConfig }: { strategies: readonl
     const knobs = readKnobs(new FormData(event.currentTarget));
     void act("apply", async () => {
       const result = await send("PUT", "/api/admin/config", knobs);
-      report(result, `Strategy ${result.body.config?.strategy} is active on every instance.`, "The config was refused.");
+      report(result, t("applied", { strategy: String(result.body.config?.strategy) }), t("configRefused"));
       if (!result.ok) return;
       setConfig(result.body.config);
       void refreshSale();
@@ -67,7 +70,7 @@ export function ControlForm({ strategies, initialConfig }: { strategies: readonl
     const initialStock = numberOr(new FormData(form).get("initialStock"));
     void act("reset", async () => {
       const result = await updateSale(() => send("POST", "/api/admin/sale", { initialStock }));
-      report(result, `New sale with stock ${result.body.sale?.initialStock}.`, "The reset was refused.");
+      report(result, t("newSale", { stock: Number(result.body.sale?.initialStock) }), t("resetRefused"));
     });
   }
 
@@ -89,7 +92,7 @@ export function ControlForm({ strategies, initialConfig }: { strategies: readonl
     void act("start", async () => {
       const result = await send("POST", "/api/admin/runs", body);
       const run = result.body.run;
-      report(result, `Run #${run?.id} started with ${run?.strategy}.`, "The run was refused.");
+      report(result, t("runStarted", { id: String(run?.id), strategy: String(run?.strategy) }), t("runRefused"));
       if (!result.ok) return;
       setConfig({ ...config, ...run.knobs, strategy: run.strategy });
       watch(run);
@@ -98,8 +101,8 @@ export function ControlForm({ strategies, initialConfig }: { strategies: readonl
 
   const busy = pending !== null;
   return (
-    <form className="card form grid" onSubmit={applyConfig} aria-label="Strategy and knobs" aria-busy={busy}>
-      <h2>Strategy and knobs</h2>
+    <form className="card form grid" onSubmit={applyConfig} aria-label={t("title")} aria-busy={busy}>
+      <h2>{t("title")}</h2>
       <StrategyPicker
         strategies={strategies}
         value={config.strategy}
@@ -109,12 +112,12 @@ export function ControlForm({ strategies, initialConfig }: { strategies: readonl
       <KnobFields config={config} errors={errors} />
       <RunFields initialStock={sale.initialStock || 100} errors={errors} />
       <div className="actions">
-        <button type="submit" disabled={busy}>{pending === "apply" ? "Applying…" : "Apply strategy"}</button>
+        <button type="submit" disabled={busy}>{pending === "apply" ? t("applying") : t("apply")}</button>
         <button type="button" disabled={busy} onClick={(e) => resetSale(e.currentTarget.form!)}>
-          {pending === "reset" ? "Resetting…" : "Reset sale"}
+          {pending === "reset" ? t("resetting") : t("reset")}
         </button>
         <button type="button" className="primary" disabled={busy || running} onClick={(e) => startRun(e.currentTarget.form!)}>
-          {pending === "start" ? "Starting…" : running ? "Run in progress…" : "Start run"}
+          {pending === "start" ? t("starting") : running ? t("running") : t("start")}
         </button>
       </div>
       {message && <p className={`notice ${message.kind === "ok" ? "bought" : "error"}`} role="status">{message.text}</p>}

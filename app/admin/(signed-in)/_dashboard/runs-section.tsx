@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useMemo } from "react";
 import { DoubleSoldChart, OversellChart, PerformanceChart, aggregateByStrategy } from "../charts";
 import { RunsTable } from "../runs-table";
@@ -7,17 +8,18 @@ import { useRuns } from "./run-state";
 
 /** The run history: charts per strategy, then the exact numbers. Refreshed when a run ends. */
 export function RunsSection() {
+  const t = useTranslations("runs");
   const { runs } = useRuns();
   const aggregates = useMemo(() => aggregateByStrategy(runs), [runs]);
   return (
     <section className="card">
       <div className="toolbar">
-        <h2>Runs</h2>
+        <h2>{t("title")}</h2>
         {/* A file download from the API, not a page: a plain link, not next/link. */}
-        <a href="/api/admin/runs/export" className="button-link" download>Export history (CSV)</a>
+        <a href="/api/admin/runs/export" className="button-link" download>{t("export")}</a>
       </div>
       {runs.length === 0 ? (
-        <p className="empty">No runs yet — start one above.</p>
+        <p className="empty">{t("empty")}</p>
       ) : (
         <>
           <div className="charts">

@@ -1,52 +1,54 @@
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import type { ReactNode } from "react";
 import type { RunRecord } from "@/lib/runs/runs";
 import type { SaleStats } from "@/lib/sale/sale";
-import { MEANING, NONE, signed } from "../runs-table";
+import { NONE, signed } from "../runs-table";
 
 /**
  * The dashboard's figures, presentational only: the current sale's accounting card and a run's
  * progress panel. The live islands beside this file own the polling and pass the latest answer in.
  */
 export function SaleCard({ sale }: { sale: SaleStats }) {
+  const t = useTranslations("sale");
+  const f = useTranslations("figures");
+  const meaning = useTranslations("meaning");
   return (
-    <section className="card" aria-label="Current sale">
-      <h2>Sale #{sale.id} <span className="strategy-badge">{sale.strategy}</span></h2>
+    <section className="card" aria-label={t("label")}>
+      <h2>{t("title", { id: String(sale.id) })} <span className="strategy-badge">{sale.strategy}</span></h2>
       <div className="stats" data-testid="sale-stats">
-        <Stat label="initial stock" value={sale.initialStock} />
-        <Stat label="units sold (orders)" value={sale.orders} />
-        <Stat label="sold twice" value={sale.doubleSold} bad={sale.doubleSold > 0} hint={MEANING.doubleSold} testId="sale-double-sold" />
-        <Stat label="lost" value={sale.lostUnits} bad={sale.lostUnits > 0} hint={MEANING.lostUnits} testId="sale-lost-units" />
-        <Stat label="phantom" value={sale.phantomUnits} bad={sale.phantomUnits > 0} hint={MEANING.phantomUnits} testId="sale-phantom-units" />
+        <Stat label={f("initialStock")} value={sale.initialStock} />
+        <Stat label={f("unitsSold")} value={sale.orders} />
+        <Stat label={f("soldTwice")} value={sale.doubleSold} bad={sale.doubleSold > 0} hint={meaning("doubleSold")} testId="sale-double-sold" />
+        <Stat label={f("lost")} value={sale.lostUnits} bad={sale.lostUnits > 0} hint={meaning("lostUnits")} testId="sale-lost-units" />
+        <Stat label={f("phantom")} value={sale.phantomUnits} bad={sale.phantomUnits > 0} hint={meaning("phantomUnits")} testId="sale-phantom-units" />
         {sale.pendingUnits > 0 && (
-          <Stat label="pending" value={sale.pendingUnits} hint={MEANING.pendingUnits} testId="sale-pending-units" />
+          <Stat label={f("pending")} value={sale.pendingUnits} hint={meaning("pendingUnits")} testId="sale-pending-units" />
         )}
-        <Stat label="stock left" value={sale.remaining} />
-        <Stat label="oversell" value={signed(sale.oversell)} bad={sale.oversell > 0} hint={MEANING.oversell} testId="sale-oversell" />
-        <Stat label="peak holders" value={sale.peakHolders} bad={sale.peakHolders > 1} hint={MEANING.peakHolders} />
+        <Stat label={f("stockLeft")} value={sale.remaining} />
+        <Stat label={f("oversell")} value={signed(sale.oversell)} bad={sale.oversell > 0} hint={meaning("oversell")} testId="sale-oversell" />
+        <Stat label={f("peakHolders")} value={sale.peakHolders} bad={sale.peakHolders > 1} hint={meaning("peakHolders")} />
         <Stat
-          label="verdict"
+          label={f("verdict")}
           value={<span className={`verdict ${sale.verdict}`}>{sale.verdict}</span>}
           bad={sale.verdict !== "PASS"}
-          hint={MEANING.verdict}
+          hint={meaning("verdict")}
           testId="sale-verdict"
         />
       </div>
       {sale.liveness === "stuck" && (
         <p className="bad-text" data-testid="sale-stuck">
-          STUCK: {sale.refusedSinceMoved} buyers turned away and the stock has not moved for {Math.round((sale.stuckForMs ?? 0) / 1000)} s,
-          with {sale.remaining} units left. The lock (or a server it needs) has stopped serving.
+          {t("stuck", { refused: sale.refusedSinceMoved, seconds: Math.round((sale.stuckForMs ?? 0) / 1000), remaining: sale.remaining })}
         </p>
       )}
       <p className="muted" data-testid="sale-reconciler">
-        Reconciler: {sale.givenBack} unit{sale.givenBack === 1 ? "" : "s"} put back on the shelf, {sale.reconciledOrders} order
-        {sale.reconciledOrders === 1 ? "" : "s"} recorded for buyers whose instance failed
+        {t("reconciler", { givenBack: sale.givenBack, reconciled: sale.reconciledOrders })}
         {sale.givebacksFailed > 0 ? (
-          <strong className="bad-text"> · {sale.givebacksFailed} settlement{sale.givebacksFailed === 1 ? "" : "s"} failed and will be retried</strong>
+          <strong className="bad-text">{t("settlementsFailed", { count: sale.givebacksFailed })}</strong>
         ) : (
-          " · no failed settlement"
+          t("noFailedSettlement")
         )}
-        .
+        {t("end")}
       </p>
     </section>
   );
@@ -79,6 +81,9 @@ interface RunProgressProps {
 }
 
 export function RunProgressPanel({ run, onCancel, cancelling = false }: RunProgressProps) {
+  const t = useTranslations("runProgress");
+  const f = useTranslations("figures");
+  const meaning = useTranslations("meaning");
   const progress = run.progress ?? {};
   const done = run.status !== "running";
   const total = run.totalRequests ?? 0;
@@ -88,31 +93,31 @@ export function RunProgressPanel({ run, onCancel, cancelling = false }: RunProgr
     ? { requests: run.requests, bought: run.bought, soldOut: run.soldOut, busy: run.busy, errors: run.errors }
     : progress;
   return (
-    <section className="card" aria-label="Run progress" data-testid="run-progress">
+    <section className="card" aria-label={t("label")} data-testid="run-progress">
       <h2>
-        Run #{run.id} — {run.strategy} {done ? `(${run.status})` : "(running)"}{" "}
+        {t("title", { id: String(run.id), strategy: run.strategy, status: done ? run.status : "running" })}{" "}
         {run.verdict && <span className={`verdict ${run.verdict}`}>{run.verdict}</span>}
       </h2>
       <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent}>
         <div className="bar" style={{ width: `${percent}%` }} />
       </div>
       <div className="stats">
-        <Stat label="requests" value={counters.requests ?? 0} />
-        <Stat label="bought" value={counters.bought ?? 0} />
-        <Stat label="sold out" value={counters.soldOut ?? 0} />
-        <Stat label="busy" value={counters.busy ?? 0} />
-        <Stat label="errors" value={counters.errors ?? 0} bad={(counters.errors ?? 0) > 0} />
-        <Stat label="stock left" value={run.remaining ?? NONE} />
-        <Stat label="sold twice" value={run.doubleSold ?? NONE} bad={(run.doubleSold ?? 0) > 0} hint={MEANING.doubleSold} />
-        <Stat label="lost" value={run.lostUnits ?? NONE} bad={(run.lostUnits ?? 0) > 0} hint={MEANING.lostUnits} />
-        <Stat label="peak holders" value={run.peakHolders ?? NONE} bad={(run.peakHolders ?? 0) > 1} hint={MEANING.peakHolders} />
-        <Stat label="oversell" value={signed(run.oversell)} bad={(run.oversell ?? 0) > 0} hint={MEANING.oversell} />
+        <Stat label={f("requests")} value={counters.requests ?? 0} />
+        <Stat label={f("bought")} value={counters.bought ?? 0} />
+        <Stat label={f("soldOut")} value={counters.soldOut ?? 0} />
+        <Stat label={f("busy")} value={counters.busy ?? 0} />
+        <Stat label={f("errors")} value={counters.errors ?? 0} bad={(counters.errors ?? 0) > 0} />
+        <Stat label={f("stockLeft")} value={run.remaining ?? NONE} />
+        <Stat label={f("soldTwice")} value={run.doubleSold ?? NONE} bad={(run.doubleSold ?? 0) > 0} hint={meaning("doubleSold")} />
+        <Stat label={f("lost")} value={run.lostUnits ?? NONE} bad={(run.lostUnits ?? 0) > 0} hint={meaning("lostUnits")} />
+        <Stat label={f("peakHolders")} value={run.peakHolders ?? NONE} bad={(run.peakHolders ?? 0) > 1} hint={meaning("peakHolders")} />
+        <Stat label={f("oversell")} value={signed(run.oversell)} bad={(run.oversell ?? 0) > 0} hint={meaning("oversell")} />
       </div>
       {done ? (
-        <Link href={`/admin/runs/${run.id}`}>Open run #{run.id} in detail</Link>
+        <Link href={`/admin/runs/${run.id}`}>{t("open", { id: String(run.id) })}</Link>
       ) : (
         <button type="button" onClick={onCancel} disabled={cancelling} aria-busy={cancelling}>
-          {cancelling ? "Cancelling…" : "Cancel run"}
+          {cancelling ? t("cancelling") : t("cancel")}
         </button>
       )}
     </section>

@@ -1,10 +1,12 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { send } from "./api";
 
 /** Ends the admin session, then loads the sign-in page afresh (no signed-in page stays cached). */
 export function SignOutButton() {
+  const t = useTranslations("dashboard");
   const [pending, setPending] = useState(false);
 
   async function signOut() {
@@ -20,7 +22,7 @@ export function SignOutButton() {
 
   return (
     <button type="button" onClick={signOut} disabled={pending} aria-busy={pending}>
-      {pending ? "Signing out…" : "Sign out"}
+      {pending ? t("signingOut") : t("signOut")}
     </button>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useId } from "react";
 import type { LockStrategy } from "@/lib/locks/types";
 import { FieldErrors } from "./fields";
@@ -12,23 +13,11 @@ export interface StrategyOption {
   localLine?: LockStrategy["localLine"];
 }
 
-/** The local line in a few words, and in a sentence for the tooltip (lib/locks/local-line.ts). */
+/** The local line in a few words, and in a sentence for the tooltip (lib/locks/local-line.ts); messages `strategyPicker`. */
 const LOCAL_LINE = {
-  "hand-off": {
-    label: "local line: hand-off",
-    meaning:
-      "Buyers on one app instance queue in-process, and only the head of the line contends in Redis. The lock is handed to the next local buyer without a Redis round trip (for a short share of the TTL, so other instances get their turn).",
-  },
-  queue: {
-    label: "local line: queue",
-    meaning:
-      "Buyers on one app instance queue in-process, and only the head of the line contends in the shared lock server (Redis, ZooKeeper, etcd). Each holder still releases the lock before the next local buyer takes it again.",
-  },
-  none: {
-    label: "no local line: every buyer contends on its own",
-    meaning:
-      "No in-process line: every buyer on every instance contends for the lock itself (in Redis for the Redis locks), or takes no lock at all for the lock-free strategies.",
-  },
+  "hand-off": { label: "handOffLabel", meaning: "handOffMeaning" },
+  queue: { label: "queueLabel", meaning: "queueMeaning" },
+  none: { label: "noneLabel", meaning: "noneMeaning" },
 } as const;
 
 interface Props {
@@ -40,17 +29,18 @@ interface Props {
 
 /** The strategy select, and a note on the chosen one: is it safe, and do its buyers line up locally? */
 export function StrategyPicker({ strategies, value, onChange, errors }: Props) {
+  const t = useTranslations("strategyPicker");
   const chosen = strategies.find((strategy) => strategy.name === value);
   const line = LOCAL_LINE[chosen?.localLine ?? "none"];
   const noteId = useId();
   return (
     <>
       <label>
-        Strategy
+        {t("label")}
         <select name="strategy" value={value} onChange={(event) => onChange(event.target.value)} aria-describedby={noteId}>
           {strategies.map((strategy) => (
             <option key={strategy.name} value={strategy.name}>
-              {strategy.name}{strategy.safe ? "" : " (unsafe)"}{strategy.lab ? " — lab variant" : ""}
+              {strategy.name}{strategy.safe ? "" : t("optionUnsafe")}{strategy.lab ? t("optionLab") : ""}
             </option>
           ))}
         </select>
@@ -58,9 +48,9 @@ export function StrategyPicker({ strategies, value, onChange, errors }: Props) {
       </label>
       {chosen && (
         <p className="strategy-note muted" id={noteId} data-testid="strategy-note">
-          <span className="strategy-badge">{chosen.name}</span> {chosen.safe ? "safe across instances" : "unsafe"}
-          {chosen.lab ? ", a lab variant" : ""} ·{" "}
-          <span className="hint" title={line.meaning} data-testid="strategy-local-line">{line.label}</span>
+          <span className="strategy-badge">{chosen.name}</span> {chosen.safe ? t("safe") : t("unsafe")}
+          {chosen.lab ? t("labVariant") : ""} ·{" "}
+          <span className="hint" title={t(line.meaning)} data-testid="strategy-local-line">{t(line.label)}</span>
         </p>
       )}
     </>

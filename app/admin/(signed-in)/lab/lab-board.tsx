@@ -1,12 +1,14 @@
 "use client";
 
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import type { CaseOutcome, LabRunRecord } from "@/lib/lab/lab-runs";
 import type { LabScenario } from "@/lib/lab/scenario-types";
-import { MEANING, NONE, signed } from "../runs-table";
+import { NONE, signed } from "../runs-table";
 
 interface Props {
+  /** The cards in the page's language (lib/lab/card-text.ts). */
   scenarios: readonly LabScenario[];
   activeLabRunId: number | null;
   /** Each scenario's latest lab run, so outcomes survive a reload. */
@@ -15,16 +17,22 @@ interface Props {
 
 const badIfPositive = (value: number | undefined) => ((value ?? 0) > 0 ? "bad" : "");
 
+type Translate = ReturnType<typeof useTranslations<"lab">>;
+
 /** What the case's buyers were answered, non-zero counts only: fits a projector better than six columns. */
-function answers(outcome: CaseOutcome): string {
-  const parts: [number, string][] = [
-    [outcome.bought, "bought"], [outcome.soldOut, "sold out"], [outcome.busy, "busy"], [outcome.unavailable, "unavailable"],
-    [outcome.lockLost, "lock lost"], [outcome.errors, "errors"], [outcome.staleRefused, "stale writes refused"],
-  ];
-  return parts.filter(([count]) => count > 0).map(([count, what]) => `${count} ${what}`).join(" · ") || "none";
+function answers(outcome: CaseOutcome, t: Translate): string {
+  const parts = [
+    [outcome.bought, "answersBought"], [outcome.soldOut, "answersSoldOut"], [outcome.busy, "answersBusy"], [outcome.unavailable, "answersUnavailable"],
+    [outcome.lockLost, "answersLockLost"], [outcome.errors, "answersErrors"], [outcome.staleRefused, "answersStaleRefused"],
+  ] as const;
+  return parts.filter(([count]) => count > 0).map(([count, key]) => t(key, { count })).join(" · ") || t("answersNone");
 }
 
 export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
+  const t = useTranslations("lab");
+  const tc = useTranslations("common");
+  const pitfalls = useTranslations("pitfalls");
+  const meaning = useTranslations("meaning");
   const [runs, setRuns] = useState<Record<string, LabRunRecord>>(lastRuns);
   const [watching, setWatching] = useState<number | null>(activeLabRunId);
   const [error, setError] = useState<string | null>(null);
@@ -61,13 +69,13 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
       // eslint-disable-next-line @next/next/no-location-assign-relative-destination -- a full load: no signed-in page stays in the router's cache
       if (response.status === 401) window.location.assign("/admin/login?next=/admin/lab");
       if (!response.ok) {
-        setError(body.message ?? `The run was refused (${response.status}).`);
+        setError(body.message ?? t("runRefused", { status: response.status }));
         return;
       }
       setRuns((current) => ({ ...current, [String(scenario.id)]: body.labRun }));
       setWatching(body.labRun.id);
     } catch {
-      setError("The server could not be reached.");
+      setError(tc("serverUnreachable"));
     } finally {
       setStarting(null);
     }
@@ -91,22 +99,22 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                 aria-busy={isStarting || running}
                 onClick={() => run(scenario)}
               >
-                {isStarting ? "Starting…" : running ? "Running…" : "Run"}
+                {isStarting ? t("starting") : running ? t("running") : t("run")}
               </button>
             </div>
-            <p><strong>Tried:</strong> {scenario.tried}</p>
-            <p><strong>Predict:</strong> {scenario.predict}</p>
+            <p><strong>{t("tried")}</strong> {scenario.tried}</p>
+            <p><strong>{t("predict")}</strong> {scenario.predict}</p>
             <table className="cases">
               <thead>
                 <tr>
-                  <th>Case</th><th>Expected</th><th>Outcome</th><th>Orders</th>
-                  <th title={MEANING.doubleSold}>Sold twice</th>
-                  <th title={MEANING.lostUnits}>Lost</th>
-                  <th title={MEANING.phantomUnits}>Phantom</th>
-                  <th title={MEANING.oversell}>Oversell</th>
-                  <th title={MEANING.peakHolders}>Peak holders</th>
-                  <th title={MEANING.verdict}>Safety</th>
-                  <th>Buyers were told</th><th>Buys/s</th><th>PG conns</th><th>Timeline</th>
+                  <th>{t("case")}</th><th>{t("expected")}</th><th>{t("outcome")}</th><th>{t("orders")}</th>
+                  <th title={meaning("doubleSold")}>{t("soldTwice")}</th>
+                  <th title={meaning("lostUnits")}>{t("lost")}</th>
+                  <th title={meaning("phantomUnits")}>{t("phantom")}</th>
+                  <th title={meaning("oversell")}>{t("oversell")}</th>
+                  <th title={meaning("peakHolders")}>{t("peakHolders")}</th>
+                  <th title={meaning("verdict")}>{t("safety")}</th>
+                  <th>{t("told")}</th><th>{t("buysPerSecond")}</th><th>{t("pgConnections")}</th><th>{t("timeline")}</th>
                 </tr>
               </thead>
               <tbody>
@@ -116,15 +124,15 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                   return (
                     <tr key={labCase.id} data-testid={`case-${scenario.id}-${labCase.id}`}>
                       <td>{labCase.label}</td>
-                      <td>{labCase.expect === "pitfall" ? "the pitfall appears" : "the fix holds"}</td>
+                      <td>{labCase.expect === "pitfall" ? t("expectPitfall") : t("expectFix")}</td>
                       <td data-testid="verdict" className={outcome ? (outcome.pitfallAppeared ? "bad" : "good") : ""}>
                         {outcome ? (
                           <>
-                            {outcome.verdict}
-                            {outcome.observed.length > 0 && <span className="muted"> ({outcome.observed.join(", ")})</span>}
-                            {" "}{outcome.asExpected ? "✓ as predicted" : "✗ not as predicted"}
+                            {outcome.pitfallAppeared ? t("pitfallAppeared") : t("fixHeld")}
+                            {outcome.observed.length > 0 && <span className="muted"> ({outcome.observed.map((pitfall) => pitfalls(pitfall)).join(", ")})</span>}
+                            {" "}{outcome.asExpected ? t("asPredicted") : t("notAsPredicted")}
                           </>
-                        ) : entry?.status === "running" ? "running…" : entry?.status === "error" ? `error: ${entry.error}` : entry ? "waiting" : NONE}
+                        ) : entry?.status === "running" ? t("caseRunning") : entry?.status === "error" ? t("caseError", { error: entry.error ?? "" }) : entry ? t("caseWaiting") : NONE}
                       </td>
                       <td>{outcome?.orders ?? NONE}</td>
                       <td className={badIfPositive(outcome?.doubleSold)}>{outcome?.doubleSold ?? NONE}</td>
@@ -133,13 +141,13 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                       <td className={badIfPositive(outcome?.oversell)}>{signed(outcome?.oversell)}</td>
                       <td>{outcome?.peakHolders ?? NONE}</td>
                       <td data-testid="safety">{outcome ? <span className={`verdict ${outcome.safety}`}>{outcome.safety}</span> : NONE}</td>
-                      <td data-testid="answers">{outcome ? answers(outcome) : NONE}</td>
+                      <td data-testid="answers">{outcome ? answers(outcome, t) : NONE}</td>
                       <td>{outcome?.purchasesPerSecond ?? NONE}</td>
                       <td>{outcome?.maxPgConnections ?? NONE}</td>
                       <td>
                         {entry?.saleId ? (
                           <Link href={`/admin/sales/${entry.saleId}/timeline`} data-testid="timeline-link">
-                            {entry.status === "running" ? "watch live" : "open"}
+                            {entry.status === "running" ? t("watchLive") : t("open")}
                           </Link>
                         ) : NONE}
                       </td>

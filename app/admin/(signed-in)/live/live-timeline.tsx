@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import type { TimelineView } from "@/lib/timeline/view";
 import { HolderTimeline } from "../sales/[id]/timeline/holder-timeline";
@@ -13,6 +14,7 @@ const REFETCH_MS = 1000;
  * new sale) gets a new one: the projector keys it by the sale.
  */
 export function LiveTimeline({ saleId, changeKey }: { saleId: number; changeKey: string }) {
+  const t = useTranslations();
   const [view, setView] = useState<TimelineView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const lastFetch = useRef(0);
@@ -29,17 +31,17 @@ export function LiveTimeline({ saleId, changeKey }: { saleId: number; changeKey:
           if (response.ok) {
             setView(body as TimelineView);
             setError(null);
-          } else setError(body.message ?? `The server answered ${response.status}.`);
+          } else setError(body.message ?? t("common.serverAnswered", { status: response.status }));
         })
-        .catch(() => current && setError("The server could not be reached."));
+        .catch(() => current && setError(t("common.serverUnreachable")));
     }, wait);
     return () => {
       current = false;
       clearTimeout(timer);
     };
-  }, [saleId, changeKey]);
+  }, [saleId, changeKey, t]);
 
   if (error && !view) return <p className="notice error">{error}</p>;
-  if (!view) return <p className="muted">Loading the holder timeline…</p>;
+  if (!view) return <p className="muted">{t("projector.loadingTimeline")}</p>;
   return <HolderTimeline key={saleId} initial={view} poll={false} />;
 }

@@ -1,11 +1,14 @@
 "use client";
 
 import Link from "next/link";
+import { useLocale, useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
+import { LOCALES, LOCALE_HEADER, LOCALE_NAMES, type Locale } from "@/lib/i18n/locales";
 import type { Exposure } from "@/lib/workshop/exposure";
 import type { AdminLiveSnapshot } from "@/lib/workshop/live";
 import { WinnerList } from "../../../(store)/winner-list";
 import { dropStateAt, useLiveSnapshot } from "../../../use-live-snapshot";
+import { usePinnedLocale } from "../../../use-pinned-locale";
 import { LiveTimeline } from "./live-timeline";
 
 interface StrategyOption {
@@ -13,79 +16,89 @@ interface StrategyOption {
   readonly safe: boolean;
 }
 
-/** Everything on the projector updates from the admin event stream; only the instructor's buttons send requests. */
-export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exposure; qr: string; strategies: readonly StrategyOption[] }) {
+/**
+ * Everything on the projector updates from the admin event stream; only the instructor's buttons
+ * send requests. `pinned`: the room's language the page was rendered in, when a drop pins one.
+ */
+export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exposure; qr: string; strategies: readonly StrategyOption[]; pinned: Locale | null }) {
+  const t = useTranslations("projector");
+  const tc = useTranslations("common");
   const { snapshot, serverNow, connected } = useLiveSnapshot("/api/admin/live", props.initial);
+  usePinnedLocale(props.pinned, snapshot.locale);
   const drop = dropStateAt(snapshot, serverNow);
   const acc = snapshot.accounting;
   return (
     <div className="projector-grid">
       <section className="card join-card">
-        <h2>Join the drop</h2>
+        <h2>{t("joinTitle")}</h2>
         {/* The SVG is made on the server from our own URL by the qrcode package. */}
-        {props.qr && <div className="qr" aria-label={`QR code for ${props.exposure.storeUrls[0]}`} dangerouslySetInnerHTML={{ __html: props.qr }} />}
+        {props.qr && <div className="qr" aria-label={t("qrLabel", { url: props.exposure.storeUrls[0] ?? "" })} dangerouslySetInnerHTML={{ __html: props.qr }} />}
         <ul className="join-urls" data-testid="join-urls">
           {props.exposure.storeUrls.map((url) => <li key={url}><code>{url}</code></li>)}
         </ul>
         <p className="muted">
-          {props.exposure.lan
-            ? `The store is on the LAN; the admin pages ${props.exposure.adminFromLan ? "are too (opted in)" : "answer on this machine only"}.`
-            : "The store listens on this machine only: start the demo with npm run demo -- --lan to let phones in."}
+          {props.exposure.lan ? (props.exposure.adminFromLan ? t("lanAdminToo") : t("lanAdminLocal")) : t("localOnly")}
         </p>
-        <p className="muted"><span data-testid="joined">{snapshot.joined}</span> joined</p>
+        <p className="muted">{t.rich("joined", { count: snapshot.joined, joined: (chunks) => <span data-testid="joined">{chunks}</span> })}</p>
       </section>
 
       <section className="card drop-card">
         <div className={`countdown ${drop.state}`} data-testid="projector-countdown" aria-live="polite">
-          {drop.state === "none" && "No drop yet"}
-          {drop.state === "scheduled" && <>Opens in {drop.secondsLeft} s</>}
-          {drop.state === "open" && (snapshot.stock > 0 ? "OPEN" : "Sold out")}
-          {drop.state === "closed" && "Closed"}
+          {drop.state === "none" && t("noDrop")}
+          {drop.state === "scheduled" && t("opensIn", { seconds: drop.secondsLeft })}
+          {drop.state === "open" && (snapshot.stock > 0 ? t("open") : t("soldOut"))}
+          {drop.state === "closed" && t("closed")}
         </div>
         <div className="big-figures">
-          <div><span className="figure" data-testid="projector-stock">{snapshot.stock}</span><span className="caption">left of {snapshot.initialStock}</span></div>
-          <div><span className="figure" data-testid="projector-holders">{snapshot.holdersNow}</span><span className="caption">in the critical section</span></div>
+          <div><span className="figure" data-testid="projector-stock">{snapshot.stock}</span><span className="caption">{t("leftOf", { initial: snapshot.initialStock })}</span></div>
+          <div><span className="figure" data-testid="projector-holders">{snapshot.holdersNow}</span><span className="caption">{t("inCriticalSection")}</span></div>
         </div>
         <p className="muted">
-          Strategy <span className="strategy-badge" data-testid="projector-strategy">{snapshot.strategy}</span> · work {snapshot.workMs} ms
-          {snapshot.onePerBuyer && " · one per buyer"}
-          {!connected && " · reconnecting…"}
+          {t.rich("strategyLine", {
+            strategy: snapshot.strategy,
+            workMs: snapshot.workMs,
+            badge: (chunks) => <span className="strategy-badge" data-testid="projector-strategy">{chunks}</span>,
+          })}
+          {snapshot.onePerBuyer && t("onePerBuyer")}
+          {!connected && ` · ${tc("reconnecting")}`}
         </p>
-        <DropForm strategies={props.strategies} current={snapshot.strategy} workMs={snapshot.workMs} canClose={drop.state === "open" || drop.state === "scheduled"} />
+        <DropForm strategies={props.strategies} current={snapshot.strategy} workMs={snapshot.workMs} pinned={snapshot.locale}
+          canClose={drop.state === "open" || drop.state === "scheduled"} />
       </section>
 
-      <section className="card accounting-card" aria-label="Accounting">
-        <h2>The accounting <span className={`verdict ${acc.verdict}`} data-testid="acc-verdict">{acc.verdict}</span></h2>
+      <section className="card accounting-card" aria-label={t("accounting")}>
+        <h2>{t("accountingTitle")} <span className={`verdict ${acc.verdict}`} data-testid="acc-verdict">{acc.verdict}</span></h2>
         <dl className="accounting">
-          <dt>Units sold (orders)</dt><dd data-testid="acc-orders">{acc.orders}</dd>
-          <dt>Sold twice</dt><dd data-testid="acc-double-sold" className={acc.doubleSold ? "bad" : undefined}>{acc.doubleSold}</dd>
-          <dt>Lost</dt><dd data-testid="acc-lost" className={acc.lostUnits ? "bad" : undefined}>{acc.lostUnits}</dd>
-          <dt>Pending</dt><dd>{acc.pendingUnits}</dd>
-          <dt>Peak holders</dt><dd>{acc.peakHolders}</dd>
-          {snapshot.onePerBuyer && (<><dt>Buyers with two orders</dt><dd data-testid="acc-two-orders" className={acc.buyersWithTwoOrders ? "bad" : undefined}>{acc.buyersWithTwoOrders}</dd></>)}
+          <dt>{t("unitsSold")}</dt><dd data-testid="acc-orders">{acc.orders}</dd>
+          <dt>{t("soldTwice")}</dt><dd data-testid="acc-double-sold" className={acc.doubleSold ? "bad" : undefined}>{acc.doubleSold}</dd>
+          <dt>{t("lost")}</dt><dd data-testid="acc-lost" className={acc.lostUnits ? "bad" : undefined}>{acc.lostUnits}</dd>
+          <dt>{t("pending")}</dt><dd>{acc.pendingUnits}</dd>
+          <dt>{t("peakHolders")}</dt><dd>{acc.peakHolders}</dd>
+          {snapshot.onePerBuyer && (<><dt>{t("twoOrders")}</dt><dd data-testid="acc-two-orders" className={acc.buyersWithTwoOrders ? "bad" : undefined}>{acc.buyersWithTwoOrders}</dd></>)}
         </dl>
         {acc.liveness === "stuck" && (
-          <p className="bad-text" data-testid="acc-stuck">
-            STUCK: buyers are turned away and nothing has sold for {Math.round((acc.stuckForMs ?? 0) / 1000)} s, with stock left.
-          </p>
+          <p className="bad-text" data-testid="acc-stuck">{t("stuck", { seconds: Math.round((acc.stuckForMs ?? 0) / 1000) })}</p>
         )}
-        <p className="muted">Counted per unit from the orders in Postgres and the Redis stock, never from a difference.</p>
-        <Link href={`/admin/sales/${snapshot.saleId}/timeline`} className="button-link" data-testid="timeline-link">Holder timeline of sale #{snapshot.saleId}</Link>
+        <p className="muted">{t("countedHow")}</p>
+        <Link href={`/admin/sales/${snapshot.saleId}/timeline`} className="button-link" data-testid="timeline-link">{t("timelineLink", { saleId: String(snapshot.saleId) })}</Link>
       </section>
 
       <section className="card winners-card">
-        {snapshot.winners ? <WinnerList winners={snapshot.winners} /> : <p className="muted">Who got one appears here once the drop opens.</p>}
+        {snapshot.winners ? <WinnerList winners={snapshot.winners} /> : <p className="muted">{t("winnersLater")}</p>}
       </section>
 
-      <section className="card timeline-card" aria-label="Holder timeline">
-        <h2>Holder timeline</h2>
+      <section className="card timeline-card" aria-label={tc("holderTimeline")}>
+        <h2>{tc("holderTimeline")}</h2>
         <LiveTimeline key={snapshot.saleId} saleId={snapshot.saleId} changeKey={`${acc.orders}:${snapshot.holdersNow}:${snapshot.stock}:${acc.pendingUnits}`} />
       </section>
     </div>
   );
 }
 
-function DropForm(props: { strategies: readonly StrategyOption[]; current: string; workMs: number; canClose: boolean }) {
+function DropForm(props: { strategies: readonly StrategyOption[]; current: string; workMs: number; pinned?: Locale; canClose: boolean }) {
+  const t = useTranslations("dropForm");
+  const tc = useTranslations("common");
+  const locale = useLocale();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
 
@@ -95,16 +108,16 @@ function DropForm(props: { strategies: readonly StrategyOption[]; current: strin
     try {
       const response = await fetch("/api/admin/drop", {
         method,
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", [LOCALE_HEADER]: locale },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       if (!response.ok) {
         const answer = await response.json().catch(() => ({}));
         const fields = answer.fieldErrors ? ` (${Object.entries(answer.fieldErrors).map(([k, v]) => `${k}: ${(v as string[]).join(", ")}`).join("; ")})` : "";
-        setError(`${answer.message ?? `The server answered ${response.status}.`}${fields}`);
+        setError(`${answer.message ?? tc("serverAnswered", { status: response.status })}${fields}`);
       }
     } catch {
-      setError("The server could not be reached.");
+      setError(tc("serverUnreachable"));
     } finally {
       setPending(false);
     }
@@ -113,30 +126,40 @@ function DropForm(props: { strategies: readonly StrategyOption[]; current: strin
   function start(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
+    const roomLocale = String(form.get("locale") ?? "");
     void send("POST", {
       stock: Number(form.get("stock")),
       countdownS: Number(form.get("countdownS")),
       strategy: String(form.get("strategy")),
       workMs: Number(form.get("workMs")),
       onePerBuyer: form.get("onePerBuyer") === "on",
+      ...(roomLocale ? { locale: roomLocale } : {}),
     });
   }
 
   return (
-    <form className="drop-form" onSubmit={start} aria-label="Start a drop">
-      <label>Units <input name="stock" type="number" min={1} max={10000} defaultValue={10} required /></label>
-      <label>Countdown (s) <input name="countdownS" type="number" min={0} max={600} defaultValue={10} required /></label>
+    <form className="drop-form" onSubmit={start} aria-label={t("label")}>
+      <label>{t("units")} <input name="stock" type="number" min={1} max={10000} defaultValue={10} required /></label>
+      <label>{t("countdown")} <input name="countdownS" type="number" min={0} max={600} defaultValue={10} required /></label>
       <label>
-        Strategy{" "}
+        {t("strategy")}{" "}
         <select name="strategy" defaultValue={props.current}>
-          {props.strategies.map((s) => <option key={s.name} value={s.name}>{s.name}{s.safe ? "" : " (unsafe)"}</option>)}
+          {props.strategies.map((s) => <option key={s.name} value={s.name}>{s.name}{s.safe ? "" : ` ${tc("unsafe")}`}</option>)}
         </select>
       </label>
-      <label>Work (ms) <input name="workMs" type="number" min={0} max={60000} defaultValue={props.workMs} required /></label>
-      <label className="check"><input name="onePerBuyer" type="checkbox" /> One per buyer</label>
+      <label>{t("workMs")} <input name="workMs" type="number" min={0} max={60000} defaultValue={props.workMs} required /></label>
+      <label>
+        {t("language")}{" "}
+        {/* The room's language for this drop: every phone and this page show it while the drop is current. */}
+        <select name="locale" defaultValue={props.pinned ?? ""} data-testid="drop-locale">
+          <option value="">{t("languageOwn")}</option>
+          {LOCALES.map((code) => <option key={code} value={code} lang={code}>{LOCALE_NAMES[code]}</option>)}
+        </select>
+      </label>
+      <label className="check"><input name="onePerBuyer" type="checkbox" /> {t("onePerBuyer")}</label>
       <div className="drop-buttons">
-        <button type="submit" disabled={pending}>Start drop</button>
-        <button type="button" disabled={pending || !props.canClose} onClick={() => void send("DELETE")}>Close drop</button>
+        <button type="submit" disabled={pending}>{t("start")}</button>
+        <button type="button" disabled={pending || !props.canClose} onClick={() => void send("DELETE")}>{t("close")}</button>
       </div>
       {error && <p className="field-error" role="alert">{error}</p>}
     </form>

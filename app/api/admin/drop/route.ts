@@ -12,7 +12,10 @@ export const dynamic = "force-dynamic";
 export const POST = adminRoute(async (request) => {
   const input = dropCreateSchema.parse(await readJsonBody(request));
   const sale = await storeCall(() => startDrop(input));
-  return Response.json({ sale: { id: sale.id, initialStock: sale.initialStock, onePerBuyer: sale.onePerBuyer }, drop: dropOf(sale) }, { status: 201 });
+  return Response.json(
+    { sale: { id: sale.id, initialStock: sale.initialStock, onePerBuyer: sale.onePerBuyer, ...(sale.locale ? { locale: sale.locale } : {}) }, drop: dropOf(sale) },
+    { status: 201 },
+  );
 });
 
 /** Close the current drop: from now on buyers are told it is closed. */

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { getFormatter, getTranslations } from "next-intl/server";
 import { requireAdminPage } from "@/lib/auth/guard";
 import { RunNotFoundError } from "@/lib/runs/errors";
 import { getRun, type RunRecord } from "@/lib/runs/runs";
@@ -7,6 +8,9 @@ import { TimelineChart } from "../../charts";
 import { RunsTable, signed } from "../../runs-table";
 
 export const dynamic = "force-dynamic";
+
+type Translate = Awaited<ReturnType<typeof getTranslations<"runPage">>>;
+type Format = Awaited<ReturnType<typeof getFormatter>>;
 
 export default async function RunPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;
@@ -17,45 +21,47 @@ export default async function RunPage(props: { params: Promise<{ id: string }> }
     if (error instanceof RunNotFoundError) notFound();
     throw error;
   });
+  const [t, tc, format] = await Promise.all([getTranslations("runPage"), getTranslations("common"), getFormatter()]);
+  const bound = run.totalRequests ? t("boundRequests", { count: run.totalRequests }) : t("boundSeconds", { seconds: (run.durationMs ?? 0) / 1000 });
   return (
     <div className="dashboard">
       <div className="toolbar">
-        <h1>Run #{run.id} — <span className="strategy-badge">{run.strategy}</span> {run.verdict && <span className={`verdict ${run.verdict}`}>{run.verdict}</span>}</h1>
+        <h1>{t("title", { id: String(run.id) })} <span className="strategy-badge">{run.strategy}</span> {run.verdict && <span className={`verdict ${run.verdict}`}>{run.verdict}</span>}</h1>
         <div>
-          <a href={`/api/admin/runs/${run.id}/export`} className="button-link" download>Export JSON</a>
-          <Link href="/admin" className="button-link">Back to dashboard</Link>
-          <Link href={`/admin/sales/${run.saleId}/timeline`} className="button-link" data-testid="timeline-link">Holder timeline</Link>
+          <a href={`/api/admin/runs/${run.id}/export`} className="button-link" download>{tc("exportJson")}</a>
+          <Link href="/admin" className="button-link">{tc("backToDashboard")}</Link>
+          <Link href={`/admin/sales/${run.saleId}/timeline`} className="button-link" data-testid="timeline-link">{tc("holderTimeline")}</Link>
         </div>
       </div>
       <section className="card">
         <p className="muted">
-          {run.tool} driver, {run.vus} VUs, {run.totalRequests ? `${run.totalRequests} requests` : `${(run.durationMs ?? 0) / 1000} s`};
-          TTL {run.knobs.lockTtlMs} ms, wait {run.knobs.waitTimeoutMs} ms, work {run.knobs.workMs} ms; started {new Date(run.startedAt).toLocaleString("en-GB")}.
+          {t("settings", {
+            tool: run.tool, vus: run.vus, bound, ttl: run.knobs.lockTtlMs, wait: run.knobs.waitTimeoutMs, work: run.knobs.workMs,
+            startedAt: format.dateTime(new Date(run.startedAt), { dateStyle: "medium", timeStyle: "medium" }),
+          })}
         </p>
-        <p data-testid="run-accounting">{accountingSummary(run)}</p>
+        <p data-testid="run-accounting">{accountingSummary(run, t, format)}</p>
         <RunsTable runs={[run]} />
       </section>
       <section className="card">
-        {run.timeline.length ? <TimelineChart points={run.timeline} initialStock={run.initialStock} /> : <p className="empty">No timeline recorded for this run.</p>}
+        {run.timeline.length ? <TimelineChart points={run.timeline} initialStock={run.initialStock} /> : <p className="empty">{t("noTimeline")}</p>}
       </section>
     </div>
   );
 }
 
 /** The verdict in words: which units the run got wrong, counted per unit. */
-function accountingSummary(run: RunRecord): string {
+function accountingSummary(run: RunRecord, t: Translate, format: Format): string {
   if (run.doubleSold === null || run.lostUnits === null || run.phantomUnits === null) {
     // Runs recorded before the per-unit accounting, or failed before they could be counted.
-    return "Units were not counted for this run: sold twice, lost and phantom units are unknown.";
+    return t("notCounted");
   }
-  const sold = `${run.orders ?? 0} orders for ${run.initialStock} units (oversell ${signed(run.oversell)})`;
-  const pending = run.pendingUnits ? `; ${run.pendingUnits} units still pending` : "";
+  const sold = t("sold", { orders: run.orders ?? 0, units: run.initialStock, oversell: signed(run.oversell) });
+  const pending = run.pendingUnits ? t("pending", { count: run.pendingUnits }) : "";
   const wrong = [
-    run.doubleSold && `${run.doubleSold} sold twice${run.outOfRange ? ` (${run.outOfRange} of them orders for units that never existed)` : ""}`,
-    run.lostUnits && `${run.lostUnits} lost`,
-    run.phantomUnits && `${run.phantomUnits} phantom`,
+    run.doubleSold ? (run.outOfRange ? t("outOfRange", { count: run.doubleSold, outOfRange: run.outOfRange }) : t("doubleSold", { count: run.doubleSold })) : "",
+    run.lostUnits ? t("lost", { count: run.lostUnits }) : "",
+    run.phantomUnits ? t("phantom", { count: run.phantomUnits }) : "",
   ].filter(Boolean);
-  return wrong.length
-    ? `${sold}: ${wrong.join(", ")}${pending}.`
-    : `${sold}: every unit sold at most once, none lost, none back on the shelf${pending}.`;
+  return wrong.length ? t("wrong", { sold, wrong: format.list(wrong, { type: "unit" }), pending }) : t("clean", { sold, pending });
 }

@@ -1,8 +1,10 @@
 "use client";
 
+import { useFormatter, useTranslations } from "next-intl";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { DIAGRAM, anomalyRows, anomalyWindow, layOut, scrollTopFor, zoomWindow } from "@/lib/timeline/layout";
 import type { TimelineView } from "@/lib/timeline/view";
+import { anomalyText, nameOfHolder } from "./anomaly-text";
 import { downloadPng, downloadSvg } from "./export";
 import { Legend, Summary } from "./summary";
 import { TimelineTable } from "./timeline-table";
@@ -12,6 +14,11 @@ const POLL_MS = 1000;
 
 /** The holder timeline with its controls: jump, zoom, pan, replay, table view and export. */
 export function HolderTimeline({ initial, poll = true }: { initial: TimelineView; /** Off: the caller passes each new view (the projector refetches on its server events). */ poll?: boolean }) {
+  const t = useTranslations("timeline");
+  const tc = useTranslations("common");
+  const say = useTranslations("anomalies");
+  const kinds = useTranslations("eventKinds");
+  const format = useFormatter();
   const [view, setView] = useState(initial);
   // A new view from the caller replaces the one shown (adjusted while rendering, not in an effect).
   const [given, setGiven] = useState(initial);
@@ -45,6 +52,8 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
   }, [view.live, view.saleId, poll]);
 
   const anomalies = view.report.anomalies;
+  const nameOf = useMemo(() => nameOfHolder(layout, view.people), [layout, view.people]);
+  const texts = useMemo(() => anomalies.map((anomaly) => anomalyText(anomaly, say, format, nameOf)), [anomalies, say, format, nameOf]);
   const focusedAnomaly = focused === undefined ? undefined : anomalies[focused];
   const highlighted = useMemo(() => new Set(focusedAnomaly?.holders ?? []), [focusedAnomaly]);
   /** Focuses an anomaly: its time span and its holders' critical sections fill the window, its lanes are highlighted. */
@@ -86,56 +95,60 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
   const step = (by: number) => setCursorIndex((index) => Math.min(Math.max((index ?? times.length - 1) + by, 0), times.length - 1));
 
   if (view.events.length === 0) {
-    return <p className="muted" data-testid="timeline-empty">No events recorded for this sale yet.{view.live ? " Waiting for buyers…" : ""}</p>;
+    return <p className="muted" data-testid="timeline-empty">{t("empty")}{view.live ? t("waitingForBuyers") : ""}</p>;
   }
   return (
     <div className="timeline">
       <Summary view={view} />
-      <div className="toolbar timeline-controls" role="toolbar" aria-label="Timeline controls">
-        <button type="button" data-testid="timeline-jump" onClick={() => focus(0)} disabled={anomalies.length === 0}>Jump to the first anomaly</button>
-        <button type="button" onClick={() => zoom(0.5)} aria-label="Zoom in">Zoom in</button>
-        <button type="button" onClick={() => zoom(2)} aria-label="Zoom out">Zoom out</button>
-        <button type="button" onClick={() => pan(-0.25)} aria-label="Pan left">◀</button>
-        <button type="button" onClick={() => pan(0.25)} aria-label="Pan right">▶</button>
-        <button type="button" onClick={() => setSpan(undefined)}>Show all</button>
-        <button type="button" onClick={() => setTable((on) => !on)} aria-pressed={table}>{table ? "Diagram view" : "Table view"}</button>
-        <a className="button-link" href={`/api/admin/sales/${view.saleId}/timeline`} download={`sale-${view.saleId}-timeline.json`}>Export JSON</a>
-        <button type="button" onClick={() => svgRef.current && downloadSvg(svgRef.current, `sale-${view.saleId}-timeline.svg`)}>Export SVG</button>
-        <button type="button" onClick={() => svgRef.current && void downloadPng(svgRef.current, `sale-${view.saleId}-timeline.png`)}>Export PNG</button>
+      <div className="toolbar timeline-controls" role="toolbar" aria-label={t("controls")}>
+        <button type="button" data-testid="timeline-jump" onClick={() => focus(0)} disabled={anomalies.length === 0}>{t("jump")}</button>
+        <button type="button" onClick={() => zoom(0.5)} aria-label={t("zoomIn")}>{t("zoomIn")}</button>
+        <button type="button" onClick={() => zoom(2)} aria-label={t("zoomOut")}>{t("zoomOut")}</button>
+        <button type="button" onClick={() => pan(-0.25)} aria-label={t("panLeft")}>◀</button>
+        <button type="button" onClick={() => pan(0.25)} aria-label={t("panRight")}>▶</button>
+        <button type="button" onClick={() => setSpan(undefined)}>{t("showAll")}</button>
+        <button type="button" onClick={() => setTable((on) => !on)} aria-pressed={table}>{table ? t("diagramView") : t("tableView")}</button>
+        <a className="button-link" href={`/api/admin/sales/${view.saleId}/timeline`} download={`sale-${view.saleId}-timeline.json`}>{tc("exportJson")}</a>
+        <button type="button" onClick={() => svgRef.current && downloadSvg(svgRef.current, `sale-${view.saleId}-timeline.svg`)}>{t("exportSvg")}</button>
+        <button type="button" onClick={() => svgRef.current && void downloadPng(svgRef.current, `sale-${view.saleId}-timeline.png`)}>{t("exportPng")}</button>
       </div>
       <div className="toolbar timeline-replay">
         <label>
-          Replay{" "}
+          {t("replay")}{" "}
           <input type="range" min={0} max={times.length - 1} value={cursorIndex ?? times.length - 1}
-            onChange={(event) => setCursorIndex(Number(event.target.value))} aria-label="Replay cursor: events up to here" />
+            onChange={(event) => setCursorIndex(Number(event.target.value))} aria-label={t("replayCursor")} />
         </label>
-        <button type="button" onClick={() => step(-1)} aria-label="One event back">−1 event</button>
-        <button type="button" onClick={() => step(1)} aria-label="One event forward">+1 event</button>
-        <button type="button" onClick={() => setCursorIndex(undefined)}>Replay off</button>
-        <span className="muted">{cursorIndex === undefined ? "every event shown" : `event ${cursorIndex + 1} of ${times.length}: ${view.events[cursorIndex]?.kind}`}</span>
+        <button type="button" onClick={() => step(-1)} aria-label={t("oneBack")}>{t("minusOne")}</button>
+        <button type="button" onClick={() => step(1)} aria-label={t("oneForward")}>{t("plusOne")}</button>
+        <button type="button" onClick={() => setCursorIndex(undefined)}>{t("replayOff")}</button>
+        <span className="muted">
+          {cursorIndex === undefined ? t("everyEvent") : t("eventOf", {
+            n: cursorIndex + 1, total: times.length, kind: view.events[cursorIndex] ? kinds(view.events[cursorIndex].kind) : "",
+          })}
+        </span>
       </div>
       <div className="timeline-body">
         <div className="timeline-scroll" ref={scroller}>
           {table ? <TimelineTable view={view} start={layout.start} /> : (
-            <TimelineSvg ref={svgRef} layout={layout} anomalies={anomalies} window={shown} cursor={cursor} focused={focused} highlighted={highlighted} people={view.people} />
+            <TimelineSvg ref={svgRef} layout={layout} anomalies={anomalies} texts={texts} window={shown} cursor={cursor} focused={focused} highlighted={highlighted} people={view.people} />
           )}
           <Legend votes={layout.nodes.length > 0} />
         </div>
         <aside className="timeline-anomalies">
-          <h2>Anomalies ({anomalies.length})</h2>
-          {anomalies.length === 0 ? <p className="muted">None: one holder at a time, every unit written once.</p> : (
+          <h2>{t("anomalies", { count: anomalies.length })}</h2>
+          {anomalies.length === 0 ? <p className="muted">{t("noAnomalies")}</p> : (
             <ol data-testid="timeline-anomalies" ref={list}>
               {anomalies.slice(0, 200).map((anomaly, index) => (
                 <li key={index} data-focused={focused === index ? "true" : undefined} aria-current={focused === index ? "true" : undefined}
                   className={`anomaly ${anomaly.kind}`}>
                   <button type="button" className="link-button" onClick={() => focus(index)}>
-                    {((anomaly.t - layout.start) / 1000).toFixed(1)} ms · {anomaly.note}
+                    {t("anomalyAt", { ms: ((anomaly.t - layout.start) / 1000).toFixed(1), text: texts[index] ?? anomaly.note })}
                   </button>
                 </li>
               ))}
             </ol>
           )}
-          {anomalies.length > 200 && <p className="muted">and {anomalies.length - 200} more (in the JSON export)</p>}
+          {anomalies.length > 200 && <p className="muted">{t("moreAnomalies", { count: anomalies.length - 200 })}</p>}
         </aside>
       </div>
     </div>

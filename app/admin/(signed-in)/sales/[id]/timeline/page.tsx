@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { getTranslations } from "next-intl/server";
 import { requireAdminPage } from "@/lib/auth/guard";
 import { getTimeline } from "@/lib/timeline/store";
 import { getBuyerNames } from "@/lib/workshop/buyers";
@@ -15,13 +16,14 @@ export default async function TimelinePage(props: { params: Promise<{ id: string
   if (!/^\d{1,9}$/.test(id)) notFound();
   const view = await getTimeline(Number(id), getBuyerNames);
   if (!view) notFound();
+  const t = await getTranslations();
   return (
     <div className="dashboard timeline-page">
       <div className="toolbar">
-        <h1>Holder timeline — sale #{view.saleId} <span className="strategy-badge">{view.strategy}</span></h1>
+        <h1>{t("timeline.title", { id: String(view.saleId) })} <span className="strategy-badge">{view.strategy}</span></h1>
         <div>
-          <Link href="/admin/lab" className="button-link">Pitfall lab</Link>
-          <Link href="/admin" className="button-link">Dashboard</Link>
+          <Link href="/admin/lab" className="button-link">{t("common.pitfallLab")}</Link>
+          <Link href="/admin" className="button-link">{t("common.dashboard")}</Link>
         </div>
       </div>
       <section className="card">

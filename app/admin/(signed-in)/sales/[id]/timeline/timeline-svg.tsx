@@ -1,17 +1,22 @@
 "use client";
 
+import { useLocale, useTranslations } from "next-intl";
 import { forwardRef } from "react";
 import type { Anomaly } from "@/lib/timeline/anomalies";
 import type { Holder } from "@/lib/timeline/holders";
 import { criticalSection } from "@/lib/timeline/holders";
 import type { Vote } from "@/lib/timeline/events";
-import { DIAGRAM, VOTE_COLOURS, VOTE_WORDS, diagramHeight, laneTop, niceTicks, placeFaultLabels, placeNodeRows, scale, voteTitle, type Layout, type PlacedNodeRow } from "@/lib/timeline/layout";
+import { DIAGRAM, VOTE_COLOURS, diagramHeight, laneTop, niceTicks, placeFaultLabels, placeNodeRows, scale, type Layout, type PlacedNodeRow } from "@/lib/timeline/layout";
+import { FONT_STACKS } from "../../../../../fonts";
+import { voteTitle } from "./vote-title";
 
 const { width: WIDTH, left: LEFT, right: RIGHT, top: TOP, laneHeight: LANE_H, nodeHeadHeight: NODE_HEAD_H, nodeRowHeight: NODE_H } = DIAGRAM;
 
 interface Props {
   readonly layout: Layout;
   readonly anomalies: readonly Anomaly[];
+  /** Each anomaly in the reader's language, naming people (./anomaly-text.ts). */
+  readonly texts: readonly string[];
   readonly window: { readonly from: number; readonly to: number };
   /** Redis µs: events after it are dimmed (the replay cursor). */
   readonly cursor: number;
@@ -23,7 +28,9 @@ interface Props {
 }
 
 /** The space-time diagram: one lane per holder, grouped by instance; see the legend for marks. */
-export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg({ layout, anomalies, window, cursor, focused, highlighted, people }, ref) {
+export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg({ layout, anomalies, texts, window, cursor, focused, highlighted, people }, ref) {
+  const t = useTranslations("timeline");
+  const locale = useLocale();
   const height = diagramHeight(layout);
   const x = scale(window.from, window.to, LEFT, WIDTH - RIGHT);
   const clampX = (t: number) => Math.min(Math.max(x(t), LEFT), WIDTH - RIGHT);
@@ -32,15 +39,16 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
   const ticks = niceTicks(ms(window.from), ms(window.to), 8);
   return (
     <svg ref={ref} data-testid="timeline-svg" viewBox={`0 0 ${WIDTH} ${height}`} width="100%" role="img"
-      aria-label="Holder timeline: one lane per buyer that held or waited for the lock" xmlns="http://www.w3.org/2000/svg"
-      style={{ fontFamily: "system-ui, sans-serif", fontSize: 12, background: "#fff" }}>
+      aria-label={t("svgLabel")} xmlns="http://www.w3.org/2000/svg"
+      // The font stack is written into the SVG itself: an exported slide draws CJK names with the same fonts.
+      style={{ fontFamily: FONT_STACKS[locale], fontSize: 12, background: "#fff" }}>
       <defs>
         <clipPath id="plot"><rect x={LEFT} y={0} width={WIDTH - LEFT - RIGHT} height={height} /></clipPath>
       </defs>
       {ticks.map((tick) => (
         <g key={tick}>
           <line x1={x(layout.start + tick * 1000)} x2={x(layout.start + tick * 1000)} y1={TOP - 6} y2={height} stroke="#eee" />
-          <text x={x(layout.start + tick * 1000)} y={TOP - 10} textAnchor="middle" fill="#555">{tick} ms</text>
+          <text x={x(layout.start + tick * 1000)} y={TOP - 10} textAnchor="middle" fill="#555">{t("tick", { tick })}</text>
         </g>
       ))}
       <g clipPath="url(#plot)">
@@ -80,7 +88,7 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
               <rect key={`overlap-${index}-${id}`} data-testid="timeline-overlap" data-focused={focused === index ? "true" : undefined}
                 x={clampX(anomaly.t)} y={y + 1} width={Math.max(3, clampX(anomaly.until) - clampX(anomaly.t))} height={LANE_H - 2}
                 fill="#d32f2f" opacity={0.55} stroke={focused === index ? "#000" : "none"} strokeWidth={2}>
-                <title>{anomaly.note}</title>
+                <title>{texts[index] ?? anomaly.note}</title>
               </rect>
             );
           }),
@@ -113,16 +121,18 @@ interface LaneProps {
 }
 
 function Lane({ holder, y, x, clampX, anomalies, highlighted, person }: LaneProps) {
+  const t = useTranslations("timeline");
   const mid = y + LANE_H / 2;
   const end = holder.releasedAt ?? holder.outcomeAt ?? holder.write?.t ?? holder.leftAt ?? holder.acquiredAt;
   const section = criticalSection(holder);
   const late = anomalies.some((anomaly) => anomaly.kind === "write-after-expiry" && anomaly.holders[0] === holder.id);
   const twice = anomalies.some((anomaly) => anomaly.kind === "unit-twice" && anomaly.holders.includes(holder.id));
+  const where = { holder: holder.id, instance: holder.instance ?? "?" };
   const hover = [
-    `${person ? `${person} (a person, buyer ${holder.buyer})` : `buyer ${holder.buyer ?? "?"}`} (holder ${holder.id}) on ${holder.instance ?? "?"}`,
-    holder.fence !== undefined ? `fencing token ${holder.fence}` : "",
-    holder.token ? `lock token ${holder.token}` : "",
-    holder.votes ? `votes ${holder.votes.votes.join(", ")}; validity left ${holder.votes.validityMs ?? "?"} ms` : "",
+    person ? t("hoverPerson", { name: person, buyer: holder.buyer ?? "?", ...where }) : t("hoverBuyer", { buyer: holder.buyer ?? "?", ...where }),
+    holder.fence !== undefined ? t("hoverFence", { fence: String(holder.fence) }) : "",
+    holder.token ? t("hoverLockToken", { token: holder.token }) : "",
+    holder.votes ? t("hoverVotes", { votes: holder.votes.votes.join(", "), validity: holder.votes.validityMs ?? "?" }) : "",
   ].filter(Boolean).join("\n");
   return (
     <g data-testid="timeline-lane" data-holder={holder.id} data-highlighted={highlighted ? "true" : undefined} data-person={person}>
@@ -146,23 +156,26 @@ function Lane({ holder, y, x, clampX, anomalies, highlighted, person }: LaneProp
         {section && <rect x={x(section.from)} y={y + 5} width={Math.max(2, x(section.to) - x(section.from))} height={LANE_H - 10} fill="#1565c0" />}
         {holder.expiresAt !== undefined && (
           <line x1={x(holder.expiresAt)} x2={x(holder.expiresAt)} y1={y + 2} y2={y + LANE_H - 2} stroke="#ef6c00" strokeWidth={2} strokeDasharray="3 2">
-            <title>lease runs out here</title>
+            <title>{t("leaseRunsOut")}</title>
           </line>
         )}
         {holder.renewals.map((t, index) => <line key={index} x1={x(t)} x2={x(t)} y1={y + 3} y2={y + 9} stroke="#1f8a4c" strokeWidth={2} />)}
-        {holder.read && <text x={x(holder.read.t) + 2} y={y + 4 + 7} fontSize={10} fill="#0d47a1">read {holder.read.stock}</text>}
+        {holder.read && <text x={x(holder.read.t) + 2} y={y + 4 + 7} fontSize={10} fill="#0d47a1">{t("read", { stock: holder.read.stock })}</text>}
         {holder.write && (
           <text x={x(holder.write.t) + 2} y={y + LANE_H - 1} fontSize={10} fontWeight={late || twice ? 700 : 400} fill={late || twice ? "#b71c1c" : "#0d47a1"}>
-            wrote {holder.write.stock}{late ? " (late)" : ""}
+            {t("wrote", { stock: holder.write.stock })}{late ? t("late") : ""}
           </text>
         )}
         {holder.refusedWrite && (
           <text x={x(holder.refusedWrite.t)} y={mid + 4} fontSize={14} fontWeight={700} fill="#b71c1c">
-            ✕<title>{`write refused${holder.refusedWrite.fence !== undefined ? ` (fencing token ${holder.refusedWrite.fence})` : ""}${holder.refusedWrite.note ? `: ${holder.refusedWrite.note}` : ""}`}</title>
+            ✕<title>
+              {holder.refusedWrite.fence !== undefined ? t("writeRefusedFence", { fence: String(holder.refusedWrite.fence) }) : t("writeRefused")}
+              {holder.refusedWrite.note ? `: ${holder.refusedWrite.note}` : ""}
+            </title>
           </text>
         )}
         {holder.outcome && holder.outcomeAt !== undefined && (
-          <text x={clampX(holder.outcomeAt) + 3} y={mid + 4} fontSize={10} fill="#6d4c41">{holder.outcome}</text>
+          <text x={clampX(holder.outcomeAt) + 3} y={mid + 4} fontSize={10} fill="#6d4c41">{t("outcome", { outcome: holder.outcome })}</text>
         )}
       </g>
     </g>
@@ -175,31 +188,34 @@ function Lane({ holder, y, x, clampX, anomalies, highlighted, person }: LaneProp
  * the validity it had left. The key is drawn in the SVG so an exported slide explains itself.
  */
 function NodeRows({ rows, top }: { rows: readonly PlacedNodeRow[]; top: number }) {
+  const t = useTranslations("timeline");
+  const words = useTranslations("votes");
   const keyY = top + NODE_HEAD_H / 2 + 6;
   let keyX = LEFT;
   const key = (Object.keys(VOTE_COLOURS) as Vote[]).map((vote) => {
     const at = keyX;
-    keyX += 22 + VOTE_WORDS[vote].length * 6.2;
+    // A CJK character is about twice as wide as a Latin one at this size.
+    keyX += 22 + textWidth(words(vote));
     return (
       <g key={vote}>
         <rect x={at} y={keyY - 9} width={5} height={11} fill={VOTE_COLOURS[vote]} />
-        <text x={at + 9} y={keyY} fill="#333">{VOTE_WORDS[vote]}</text>
+        <text x={at + 9} y={keyY} fill="#333">{words(vote)}</text>
       </g>
     );
   });
   return (
     <g data-testid="timeline-nodes">
       <line x1={0} x2={WIDTH} y1={top + 2} y2={top + 2} stroke="#bbb" />
-      <text x={6} y={keyY} fontWeight={700} fill="#333">Redlock votes</text>
+      <text x={6} y={keyY} fontWeight={700} fill="#333">{t("redlockVotes")}</text>
       {key}
       <line x1={keyX} x2={keyX + 24} y1={keyY - 3} y2={keyY - 3} stroke={VOTE_COLOURS.granted} strokeWidth={3} opacity={0.45} />
-      <text x={keyX + 30} y={keyY} fill="#333">validity left after a won acquire</text>
+      <text x={keyX + 30} y={keyY} fill="#333">{t("validityWon")}</text>
       {rows.map((row, index) => {
         const mid = row.y + NODE_H / 2;
         return (
           <g key={row.node} data-testid="timeline-node-row" data-node={row.node}>
             {index % 2 === 0 && <rect x={LEFT} y={row.y} width={WIDTH - LEFT - RIGHT} height={NODE_H} fill="#000" opacity={0.035} />}
-            <text x={8} y={mid + 4} fill="#333">{row.label}</text>
+            <text x={8} y={mid + 4} fill="#333">{t("node", { node: row.node })}</text>
             <g clipPath="url(#plot)">
               {row.votes.map((placed, index) => placed.validUntilX !== undefined && (
                 <line key={index} x1={placed.x} x2={placed.validUntilX} y1={mid + 7} y2={mid + 7}
@@ -208,7 +224,7 @@ function NodeRows({ rows, top }: { rows: readonly PlacedNodeRow[]; top: number }
               {row.votes.map((placed, index) => (
                 <rect key={index} data-testid="timeline-vote" data-vote={placed.mark.vote}
                   x={placed.x - 2.5} y={mid - 7} width={5} height={12} fill={VOTE_COLOURS[placed.mark.vote]}>
-                  <title>{voteTitle(row.label, placed)}</title>
+                  <title>{voteTitle(t("node", { node: row.node }), placed, words)}</title>
                 </rect>
               ))}
             </g>
@@ -217,6 +233,11 @@ function NodeRows({ rows, top }: { rows: readonly PlacedNodeRow[]; top: number }
       })}
     </g>
   );
+}
+
+/** About how wide `text` is drawn at 12 px: CJK characters take about twice a Latin letter's room. */
+function textWidth(text: string): number {
+  return [...text].reduce((width, char) => width + (/[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/.test(char) ? 12 : 6.2), 0);
 }
 
 /** The rows of one instance's group (its heading and its lanes), or undefined when it has none. */

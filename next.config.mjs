@@ -1,3 +1,5 @@
+import createNextIntlPlugin from "next-intl/plugin";
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Two instances sit behind nginx; neither should advertise itself or its framework.
@@ -12,4 +14,7 @@ const nextConfig = {
   ],
 };
 
-module.exports = nextConfig;
+// The language of each request (lib/i18n/request.ts): no locale in the URL, students type one address.
+const withNextIntl = createNextIntlPlugin("./lib/i18n/request.ts");
+
+export default withNextIntl(nextConfig);

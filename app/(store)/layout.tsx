@@ -1,0 +1,16 @@
+import { getLocale } from "next-intl/server";
+import type { ReactNode } from "react";
+import { LanguageProvider } from "../language-provider";
+import { getRoom } from "../room-locale";
+import { SiteHeader } from "../site-header";
+
+/** The store in the room's language: the drop's pinned one, else the person's own. */
+export default async function StoreLayout({ children }: { children: ReactNode }) {
+  const [room, personal] = await Promise.all([getRoom(), getLocale()]);
+  return (
+    <LanguageProvider locale={room.locale} namespaces={["common", "errors", "store", "join", "winners"]}>
+      <SiteHeader locale={room.locale} personal={personal} {...(room.pinned ? { pinned: room.pinned } : {})} />
+      <main>{children}</main>
+    </LanguageProvider>
+  );
+}
