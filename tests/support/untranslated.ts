@@ -15,6 +15,7 @@ import { LOCALE_NAMES } from "@/lib/i18n/locales";
 const ALLOWED_PHRASES: readonly string[] = [
   "Keyboard 001 — limited drop", // the product's name (a name: never translated)
   "Lock Lab",
+  "Redis Cluster", // the product's name for Redis in cluster mode
   "lock-delay", // Chubby's term, kept in English by the Chinese article
   "stack runner", // the process that runs the stack (scripts/stack), by its name
   "npm run demo -- --lan",
@@ -27,7 +28,7 @@ const ALLOWED_PHRASES: readonly string[] = [
 /** Single words allowed anywhere (compared in lower case). */
 const ALLOWED_WORDS: ReadonlySet<string> = new Set([
   // Servers, tools and formats, by name.
-  "redis", "redlock", "postgres", "postgresql", "zookeeper", "sentinel", "etcd", "lua", "nginx", "goods",
+  "redis", "redlock", "postgres", "postgresql", "pgbouncer", "zookeeper", "sentinel", "etcd", "lua", "nginx", "goods",
   // Units.
   "ms",
   // The load models (closed / open), named as load tools name them.
@@ -39,7 +40,7 @@ const ALLOWED_WORDS: ReadonlySet<string> = new Set([
 /** Ids, URLs, codes and numbers shown as they are. */
 const SHOWN_AS_IS: readonly RegExp[] = [
   /https?:\/\/\S+/g,
-  /\b(?:app|redis|sentinel|sentinel-redis|zookeeper|etcd)-\d+(?:-peer)?\b/g,
+  /\b(?:app|redis|sentinel|sentinel-redis|redis-cluster|cluster|zookeeper|etcd|pgbouncer)-\d+(?:-peer)?\b/g,
   /\b(?:human|buyer)-[a-z0-9]*/g, // a buyer id, or its prefix
   /\bgoods:\d+\b/g,
   /\b[A-Z][A-Z0-9_]+\b/g, // acronyms, verdicts, env variables: TTL, PASS, ADMIN_PASSWORD
