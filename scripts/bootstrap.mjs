@@ -128,8 +128,11 @@ function missingSystemPackages() {
   if (mode === 'test') needed.push(['iproute2', () => onPath('ip')]);
   if (mode === 'test' && process.env.SKIP_E2E !== '1') {
     needed.push(['chromium', () => fs.existsSync('/usr/bin/chromium') || onPath('chromium')]);
-    // The Korean, Japanese and Chinese pages (and people's names in those scripts) need CJK glyphs:
-    // without them Chromium draws empty boxes. The app names these fonts locally (app/fonts.ts).
+  }
+  // The Korean, Japanese and Chinese pages (and people's names in those scripts) need CJK glyphs:
+  // without them a browser on this machine (the tests' Chromium, the demo's projector) draws empty
+  // boxes. The app names these fonts locally (app/fonts.ts) and downloads none; phones bring their own.
+  if (mode === 'demo' || (mode === 'test' && process.env.SKIP_E2E !== '1')) {
     needed.push(['fonts-noto-cjk', () => fs.existsSync('/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc')]);
   }
   return needed.filter(([, present]) => !present()).map(([pkg]) => pkg);

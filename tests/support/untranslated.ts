@@ -25,6 +25,19 @@ const ALLOWED_PHRASES: readonly string[] = [
   ...[...STRATEGY_NAMES].sort((a, b) => b.length - a.length),
 ];
 
+/**
+ * What a lab card's own words (messages/lab/<locale>.json) may keep in English besides the above:
+ * commands and settings a reader types as they are, function names, and the terms of the papers the
+ * cards cite (Chubby's sequencer, Jepsen's grudge, etcd's and Raft's words, Kleppmann, Redisson).
+ * Each language's glossary says which terms its articles keep in English.
+ */
+export const CARD_TERMS: readonly string[] = [
+  "SET key value NX PX ttl", "stop-the-world", "min-replicas-to-write", "create revision", "Raft leader",
+  "pg_advisory_xact_lock", "pg_advisory_unlock", "pg_advisory_lock", "setnx",
+  "libfaketime", "znode", "Chubby", "sequencer", "keepalive", "grudge", "Kleppmann", "serializable", "linearizable",
+  "Raft", "Redisson", "hash", "false", "failover", "lock-delay", "key",
+];
+
 /** Single words allowed anywhere (compared in lower case). */
 const ALLOWED_WORDS: ReadonlySet<string> = new Set([
   // Servers, tools and formats, by name.
@@ -55,8 +68,9 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  */
 export function englishWordsIn(text: string, names: readonly string[] = []): string[] {
   let rest = text;
-  for (const phrase of [...names, ...ALLOWED_PHRASES]) {
-    if (phrase) rest = rest.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escape(phrase)}(?![\\p{L}\\p{N}])`, "gu"), " ");
+  // A phrase ends where Latin letters do: Korean and Japanese write their particles right after it (znode가, ttl で).
+  for (const phrase of [...names, ...ALLOWED_PHRASES].sort((a, b) => b.length - a.length)) {
+    if (phrase) rest = rest.replace(new RegExp(`(?<![A-Za-z0-9])${escape(phrase)}(?![A-Za-z0-9])`, "g"), " ");
   }
   for (const pattern of SHOWN_AS_IS) rest = rest.replace(pattern, " ");
   const words = rest.match(/[A-Za-z][A-Za-z'’]*[A-Za-z]/g) ?? [];
