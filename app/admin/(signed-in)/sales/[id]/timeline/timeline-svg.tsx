@@ -142,8 +142,15 @@ function Lane({ holder, y, x, clampX, anomalies, highlighted, person }: LaneProp
           <rect x={0} y={y} width={4} height={LANE_H} fill="#d32f2f" />
         </>
       )}
-      <text x={8} y={mid + 4} fill={highlighted ? "#000" : "#333"} fontWeight={highlighted ? 700 : 400}>
-        <title>{hover}</title>{person ? `👤 ${shortName(person)}` : shortName(holder.buyer ?? holder.id)}
+      {/* A person is marked with a drawn figure, not an emoji: a machine without an emoji font draws an empty box. */}
+      {person && (
+        <g data-testid="timeline-person-mark" fill={highlighted ? "#000" : "#555"}>
+          <circle cx={13} cy={mid - 2} r={2.6} />
+          <path d={`M8.5 ${mid + 5} a4.5 4.2 0 0 1 9 0 z`} />
+        </g>
+      )}
+      <text x={person ? 21 : 8} y={mid + 4} fill={highlighted ? "#000" : "#333"} fontWeight={highlighted ? 700 : 400}>
+        <title>{hover}</title>{person ? shortName(person) : shortName(holder.buyer ?? holder.id)}
       </text>
       <g clipPath="url(#plot)">
         <title>{hover}</title>
