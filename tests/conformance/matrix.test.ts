@@ -3,7 +3,7 @@
  * the same fault schedule on the real stack, each repetition counted by the tests' own checker.
  * `npm run conformance` plays every cell (5 times unless CONFORMANCE_REPS says) and writes
  * docs/conformance.md, docs/conformance.svg and the first failure's holder timeline of each cell
- * (docs/conformance/). `npm test` plays CONFORMANCE_REPS=2 of every cell the lab suite does not
+ * (docs/conformance/). `npm test` plays each cell once (CONFORMANCE_REPS=1) — every cell the lab suite does not
  * already play (a card's case with the same lock and schedule: sameAsCardCase; the lab judges those
  * by the card's own, stricter, conditions) and writes its report to a temporary folder.
  *
@@ -24,7 +24,7 @@ import { getRedis } from "@/lib/redis";
 import { checkSale, peakHolders } from "../support/accounting";
 import { timelineSvgFile } from "./timeline-file";
 
-const REPS = Number(process.env.CONFORMANCE_REPS ?? 2);
+const REPS = Number(process.env.CONFORMANCE_REPS ?? 1);
 /** Where the report goes: docs/ for `npm run conformance`, a temporary folder otherwise. */
 const OUT = process.env.CONFORMANCE_OUT ? path.resolve(process.env.CONFORMANCE_OUT) : fs.mkdtempSync(path.join(os.tmpdir(), "locklab-conformance-"));
 const TIMELINES = "conformance";
