@@ -111,8 +111,14 @@ export async function getAdminLiveSnapshot(base?: LiveSnapshot): Promise<AdminLi
   return { ...snapshot, accounting };
 }
 
-/** Gets each snapshot's SSE event: `data:` with the snapshot, or `event: unavailable`. */
-type Listener = (event: string) => void;
+/**
+ * Gets each snapshot's SSE event, as the bytes written to the stream: `data:` with the snapshot, or
+ * `event: unavailable`. A broadcast encodes its event once for every listener (a hall of a thousand
+ * phones is a thousand writes of the same bytes, not a thousand encodings of the same text).
+ */
+type Listener = (event: Uint8Array) => void;
+
+const encoder = new TextEncoder();
 
 interface Hub {
   readonly people: Set<Listener>;
@@ -163,17 +169,17 @@ async function broadcast(): Promise<void> {
     const snapshot = await getLiveSnapshot();
     const admin = h.admins.size ? await getAdminLiveSnapshot(snapshot) : undefined;
     h.last = { people: snapshot, ...(admin ? { admin } : {}) };
-    const event = snapshotEvent(snapshot);
+    const event = encoder.encode(snapshotEvent(snapshot));
     for (const listener of h.people) listener(event);
     if (admin) {
-      const full = snapshotEvent(admin);
+      const full = encoder.encode(snapshotEvent(admin));
       for (const listener of h.admins) listener(full);
     }
   } catch (error) {
     h.fresh = false;
     // A backing server is down: the pages keep their last snapshot, a new one hears why it has none,
     // and the next change tries again.
-    const event = unavailableEvent(error);
+    const event = encoder.encode(unavailableEvent(error));
     for (const listener of served) listener(event);
   } finally {
     h.running = false;
@@ -229,7 +235,7 @@ export function watchLive(listener: Listener, admin: boolean): () => void {
   set.add(listener);
   const last = admin ? h.last?.admin : h.last?.people;
   if (h.fresh && last && h.subscribed) {
-    listener(snapshotEvent({ ...last, serverNow: Date.now() }));
+    listener(encoder.encode(snapshotEvent({ ...last, serverNow: Date.now() })));
   } else {
     h.waiting.add(listener);
     refreshSoon();
