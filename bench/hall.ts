@@ -84,6 +84,8 @@ function openStream(from: string, cookie: string, saleId: number): Stream {
       for (const event of data) {
         const at = Date.now();
         stream.firstAt ??= at;
+        // Seen is seen: the load generator shares the stack's two cores, so it parses no more than it must.
+        if (stream.soldOutSeenAt !== undefined) continue;
         const snapshot = JSON.parse(event) as { saleId: number; stock: number; drop?: { state: string } };
         if (snapshot.saleId === saleId && snapshot.stock <= 0 && snapshot.drop?.state === "open") stream.soldOutSeenAt ??= at;
       }

@@ -23,7 +23,7 @@ export const TIMELINE_OFF = " (timeline off)";
  */
 export const PAIRED_ROW = "token-lua vs atomic";
 /** The critical section run one buyer at a time with no lock (bench/serial-ceiling.ts): the most any lock can reach. */
-export const SERIAL_CEILING = "serial ceiling (no lock, one at a time)";
+export const SERIAL_CEILING = "serial ceiling (no lock: one buyer at a time)"; // no comma: BENCH_ONLY splits on commas
 export const PAIRED = " (paired)";
 
 /** The project's lock a row measures (a timeline or paired row counts as its strategy's), or undefined for a peer. */
