@@ -2,6 +2,7 @@
 
 import { useLocale, useTranslations } from "next-intl";
 import { useState, type ReactNode } from "react";
+import { isGatewayCode } from "@/lib/i18n/gateway";
 import { LOCALE_HEADER, type Locale } from "@/lib/i18n/locales";
 import type { LiveSnapshot } from "@/lib/workshop/live";
 import { dropStateAt, useLiveSnapshot } from "../use-live-snapshot";
@@ -63,7 +64,10 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
       } else if (body.code === "busy") {
         setOutcome({ kind: "busy", message: t("busy") });
       } else {
-        setOutcome({ kind: "error", message: body.message ?? tc("storeAnswered", { status: response.status }) });
+        // nginx's own answers (its limit, no instance up) are said in this page's language, by code.
+        const code: unknown = body.code;
+        const message = isGatewayCode(code) ? tc(`gateway.${code}`) : body.message;
+        setOutcome({ kind: "error", message: message ?? tc("storeAnswered", { status: response.status }) });
       }
     } catch {
       setOutcome({ kind: "error", message: tc("storeUnreachable") });

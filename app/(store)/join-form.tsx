@@ -2,6 +2,7 @@
 
 import { useLocale, useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
+import { isGatewayCode } from "@/lib/i18n/gateway";
 import { LOCALE_HEADER } from "@/lib/i18n/locales";
 import type { Me } from "./me";
 
@@ -25,7 +26,9 @@ export function JoinForm(props: { onJoined: (me: Me) => void }) {
         body: JSON.stringify({ name }),
       });
       const body = await response.json().catch(() => ({}));
+      const code: unknown = body.code;
       if (response.status === 201) props.onJoined({ buyer: body.buyer, name: body.name });
+      else if (isGatewayCode(code)) setError(t(`common.gateway.${code}`));
       else setError(body.fieldErrors?.name?.[0] ?? body.message ?? t("common.storeAnswered", { status: response.status }));
     } catch {
       setError(t("common.storeUnreachable"));
