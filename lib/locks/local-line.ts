@@ -27,11 +27,15 @@ export async function withLocalLine<T>(
     const lease = await takeLease(resource, options, lock, deadline);
     const expiry = new AbortController();
     const timers = armExpiry(lease, options.ttlMs, expiry, options.onObserve);
-    // Handed on early (writeSent): the lease now belongs to the next buyer of the line.
+    // Handed on early (writeSent): the lease now belongs to the next buyer of the line, while this
+    // holder's leave is still on the wire; the line keeps the lock until that leave is answered.
     let handedOn = false;
+    let finished!: () => void;
+    const leaving = new Promise<void>((resolve) => (finished = resolve));
     const writeSent = () => {
       if (handedOn || !canHandOn(resource, lease)) return;
       handedOn = true;
+      lease.leaving.add(leaving);
       timers.stop();
       releaseLocal();
     };
@@ -39,11 +43,11 @@ export async function withLocalLine<T>(
       return await critical(heldLockOf(lease, expiry.signal, lease.lock.handOn === false || lease.lock.renew ? undefined : writeSent));
     } finally {
       timers.stop();
+      finished();
+      lease.leaving.delete(leaving);
       if (!handedOn && !canHandOn(resource, lease)) {
         letGo(resource);
-        // A failed release must not undo a finished purchase: the lock expires by its TTL anyway.
-        const released = await lease.lock.release().catch(() => true);
-        if (!released) options.onLockLost?.();
+        await releaseLease(lease, options.onLockLost);
       }
     }
   } finally {
@@ -63,6 +67,22 @@ interface LineLease extends Lease {
   readonly kind: string;
   readonly takenAt: number;
   readonly maxAgeMs: number;
+  /**
+   * Holders that handed the lease on when their write was sent and whose critical section has not
+   * ended yet (their leave not answered). The lock is released in Redis only after all of them: a
+   * later holder of the line may end without a command behind theirs on the stock's connection (a
+   * sold-out answered without reading), and where the lock lives on another server than the stock,
+   * another instance's holder must not get in before the last write has landed.
+   */
+  readonly leaving: Set<Promise<void>>;
+}
+
+/** Lets go of the line's lock in Redis, once every holder that handed it on has left. */
+async function releaseLease(lease: LineLease, onLost?: () => void): Promise<void> {
+  while (lease.leaving.size) await Promise.all(lease.leaving);
+  // A failed release must not undo a finished purchase: the lock expires by its TTL anyway.
+  const released = await lease.lock.release().catch(() => true);
+  if (!released) onLost?.();
 }
 
 /** The shared lock this process holds per resource, while its line passes it along. */
@@ -74,7 +94,8 @@ async function takeLease(resource: string, options: LockOptions, lock: SharedLoc
   if (inherited) {
     if (inherited.kind === lock.kind && now() < inherited.validUntil) return inherited;
     letGo(resource);
-    await inherited.lock.release().catch(() => true);
+    // Expired or of another strategy: not a lost lock of this buyer's.
+    await releaseLease(inherited);
   }
   const validUntil = await lock.acquire(deadline);
   const lease: LineLease = {
@@ -82,6 +103,7 @@ async function takeLease(resource: string, options: LockOptions, lock: SharedLoc
     lock,
     validUntil,
     takenAt: now(),
+    leaving: new Set(),
     maxAgeMs: Math.min(MAX_LINE_LEASE_MS, options.ttlMs * LEASE_SHARE_OF_TTL),
   };
   lines.set(resource, lease);

@@ -112,6 +112,30 @@ describe("the local line (opt-in wrapper)", () => {
     await withLocalLine(resource, options({ waitTimeoutMs: 50 }), make(), async () => {});
   });
 
+  it("keeps the lock until a holder that handed it on at its write has left, even when the rest of the line ends at once", async () => {
+    const { server, make } = countingLock();
+    const resource = fresh();
+    let firstLeft = false;
+    let releasedBeforeFirstLeft = false;
+    const lock = () => {
+      const base = make();
+      return { ...base, release: () => ((releasedBeforeFirstLeft ||= !firstLeft), base.release()) };
+    };
+    await Promise.all([
+      // The first holder hands the lease on when its write is sent, then waits 30 ms for the answer.
+      withLocalLine(resource, options(), lock(), async (held) => {
+        held.writeSent?.();
+        await sleep(30);
+        firstLeft = true;
+      }),
+      // The rest of the line ends without a command of their own (a sold-out answered from memory).
+      ...Array.from({ length: 3 }, () => withLocalLine(resource, options(), lock(), async () => {})),
+    ]);
+    expect(server.acquires).toBe(1); // it was handed on, not released and taken again
+    expect(releasedBeforeFirstLeft).toBe(false);
+    expect(server.holder).toBe(0);
+  });
+
   it("aborts a handed-on holder's signal when the lease runs out", async () => {
     const { make } = countingLock({}, 60);
     const resource = fresh();
