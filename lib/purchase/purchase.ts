@@ -69,7 +69,8 @@ async function purchaseUnit(input: BuyCreate, arrivedAt: number, hooks: Purchase
   };
   const taken = await storeCall(() =>
     takeUnit(strategy, sku, options, sale.id, config.workMs, {
-      instance, nestedLock: config.nestedLock, reservation, holder, hooks, ...(sale.onePerBuyer ? { onePerBuyer: input.buyer } : {}),
+      instance, nestedLock: config.nestedLock, reservation, holder, hooks, trustSoldOut: strategy.safe,
+      ...(sale.onePerBuyer ? { onePerBuyer: input.buyer } : {}),
     }),
   );
   if (!taken) throw new SoldOutError(sku);

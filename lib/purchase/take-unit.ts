@@ -25,6 +25,32 @@ export interface TakeUnitExtras {
    */
   readonly onePerBuyer?: string;
   readonly hooks?: PurchaseHooks;
+  /**
+   * A safe lock's buyers may trust a sold-out seen under the lock by this process a moment ago
+   * (SOLD_OUT_SEEN_MS) and answer sold out without queueing for the lock. Under a safe lock the
+   * stock only comes back by the reconciler giving a unit back, which the next look after that
+   * moment finds. Not for unsafe locks: their lost updates put stock back, and the lesson is
+   * whatever they do with it.
+   */
+  readonly trustSoldOut?: boolean;
+}
+
+/** How long a sold-out seen under a safe lock answers this process's later buyers without the lock. */
+export const SOLD_OUT_SEEN_MS = 500;
+
+/** Per process: sale and epoch → when a holder here last read the stock at zero. */
+const soldOutSeen = new Map<string, number>();
+
+const soldOutKey = (saleId: number, epoch: number) => `${saleId}:${epoch}`;
+
+function seenSoldOut(saleId: number, epoch: number): boolean {
+  const at = soldOutSeen.get(soldOutKey(saleId, epoch));
+  return at !== undefined && performance.now() - at < SOLD_OUT_SEEN_MS;
+}
+
+function noteSoldOut(saleId: number, epoch: number): void {
+  if (soldOutSeen.size > 16) soldOutSeen.clear(); // old sales: one entry each, never read again
+  soldOutSeen.set(soldOutKey(saleId, epoch), performance.now());
 }
 
 export interface TakenUnit {
@@ -81,8 +107,15 @@ export async function takeUnit(
     return taken;
   }
 
+  // A hall of phones tapping after the last unit: a sold-out seen here a moment ago answers them
+  // without a place in the lock's line, so the line is only the buyers who can still get one.
+  const trust = extras.trustSoldOut === true;
+  if (trust && seenSoldOut(saleId, epoch)) return undefined;
+
   const askedAt = performance.now();
   const criticalSection = async (held: HeldLock): Promise<TakenUnit | undefined> => {
+    // Waited in line while the holder before sold the last unit: nothing to read.
+    if (trust && seenSoldOut(saleId, epoch)) return undefined;
     const heldAt = performance.now();
     const leaseLeft = held.leaseLeftMs ?? held.timeLeftMs;
     hooks.lock?.({ kind: "acquired", fencingToken: held.fencingToken, leaseEndsAt: leaseLeft && heldAt + leaseLeft() });
@@ -100,7 +133,10 @@ export async function takeUnit(
     let written: number | undefined;
     let outcome: Awaited<ReturnType<typeof inside.leave>> = "written";
     try {
-      if (stock <= 0) return undefined;
+      if (stock <= 0) {
+        if (trust) noteSoldOut(saleId, epoch);
+        return undefined;
+      }
       if (once !== undefined && (await redis.sismember(saleCounterKeys(saleId).buyers, once))) throw new OnePerBuyerError(once);
       await hooks.step?.("in-critical-section");
       if (workMs > 0) await sleep(workMs);
