@@ -134,12 +134,14 @@ interface Hub {
   /** The last snapshots broadcast, and whether nothing was announced since they were built. */
   last?: { readonly people: LiveSnapshot; readonly admin?: AdminLiveSnapshot };
   fresh: boolean;
+  /** How long after the last broadcast the next may start (broadcastSpacingMs of the last one). */
+  spacingMs: number;
 }
 
 /** One hub per process (lib/process-singleton.ts). */
 function hub(): Hub {
   return processSingleton("live.hub", (): Hub => ({
-    people: new Set(), admins: new Set(), waiting: new Set(), subscribed: false, lastAt: 0, running: false, again: false, fresh: false,
+    people: new Set(), admins: new Set(), waiting: new Set(), subscribed: false, lastAt: 0, running: false, again: false, fresh: false, spacingMs: ANNOUNCE_EVERY_MS,
   }));
 }
 
@@ -171,10 +173,13 @@ async function broadcast(): Promise<void> {
     h.last = { people: snapshot, ...(admin ? { admin } : {}) };
     const event = encoder.encode(snapshotEvent(snapshot));
     for (const listener of h.people) listener(event);
+    let written = event.byteLength * h.people.size;
     if (admin) {
       const full = encoder.encode(snapshotEvent(admin));
       for (const listener of h.admins) listener(full);
+      written += full.byteLength * h.admins.size;
     }
+    h.spacingMs = broadcastSpacingMs(written);
   } catch (error) {
     h.fresh = false;
     // A backing server is down: the pages keep their last snapshot, a new one hears why it has none,
@@ -191,11 +196,27 @@ async function broadcast(): Promise<void> {
   }
 }
 
-/** A change was announced: one snapshot for every subscriber, at most one per ANNOUNCE_EVERY_MS. */
+/**
+ * What an instance writes to its live streams per second at most, by spacing its broadcasts. A
+ * broadcast costs its event's bytes once per stream: in a classroom (30 phones, a few KB each) that
+ * is nothing and broadcasts follow changes every ANNOUNCE_EVERY_MS; in a hall of 1,000 phones on
+ * two instances with a 5 KB who-got-one list, ten broadcasts a second were 25 MB/s per instance,
+ * and the buyers' own requests waited behind those writes (docs/benchmarks.md, "The conference hall").
+ */
+export const LIVE_BYTES_PER_S = 8 * 1024 * 1024;
+/** However large the hall, a change reaches the phones within this much of the last broadcast. */
+export const MAX_BROADCAST_SPACING_MS = 500;
+
+/** How long after a broadcast that wrote `bytesWritten` to its streams the next one may start. */
+export function broadcastSpacingMs(bytesWritten: number): number {
+  return Math.round(Math.min(MAX_BROADCAST_SPACING_MS, Math.max(ANNOUNCE_EVERY_MS, (1000 * bytesWritten) / LIVE_BYTES_PER_S)));
+}
+
+/** A change was announced: one snapshot for every subscriber, at most one per broadcast spacing (broadcastSpacingMs). */
 function refreshSoon(): void {
   const h = hub();
   if (h.trailing) return;
-  const wait = Math.max(0, h.lastAt + ANNOUNCE_EVERY_MS - Date.now());
+  const wait = Math.max(0, h.lastAt + h.spacingMs - Date.now());
   h.trailing = setTimeout(() => {
     h.trailing = undefined;
     void broadcast();
