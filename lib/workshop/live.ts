@@ -149,6 +149,11 @@ export const snapshotEvent = (snapshot: LiveSnapshot) => `data: ${JSON.stringify
 const unavailableEvent = (error: unknown) =>
   `event: unavailable\ndata: ${JSON.stringify({ code: "unavailable", message: (error as Error).message })}\n\n`;
 
+/** Two snapshots show the same thing: all but the clock they were built at is equal. */
+function sameView(a: LiveSnapshot | undefined, b: LiveSnapshot): boolean {
+  return a !== undefined && JSON.stringify({ ...a, serverNow: 0 }) === JSON.stringify({ ...b, serverNow: 0 });
+}
+
 /**
  * One snapshot for every subscriber. Never two at once: under load a snapshot (the accounting reads
  * every order) can take longer than the announce interval, and an older one finishing last would
@@ -170,14 +175,26 @@ async function broadcast(): Promise<void> {
     h.fresh = true;
     const snapshot = await getLiveSnapshot();
     const admin = h.admins.size ? await getAdminLiveSnapshot(snapshot) : undefined;
+    const previous = h.last;
     h.last = { people: snapshot, ...(admin ? { admin } : {}) };
+    // What a page shows did not change (a thousand buyers told "sold out" after the end): only the
+    // streams still waiting for their first snapshot get it.
+    const peopleChanged = !sameView(previous?.people, snapshot);
     const event = encoder.encode(snapshotEvent(snapshot));
-    for (const listener of h.people) listener(event);
-    let written = event.byteLength * h.people.size;
+    let written = 0;
+    for (const listener of h.people) {
+      if (!peopleChanged && !served.has(listener)) continue;
+      listener(event);
+      written += event.byteLength;
+    }
     if (admin) {
+      const adminChanged = !sameView(previous?.admin, admin);
       const full = encoder.encode(snapshotEvent(admin));
-      for (const listener of h.admins) listener(full);
-      written += full.byteLength * h.admins.size;
+      for (const listener of h.admins) {
+        if (!adminChanged && !served.has(listener)) continue;
+        listener(full);
+        written += full.byteLength;
+      }
     }
     h.spacingMs = broadcastSpacingMs(written);
   } catch (error) {
