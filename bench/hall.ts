@@ -9,7 +9,8 @@
  *
  * Every phone is a loopback address of its own (127.1.x.y): the traffic goes to 127.0.0.1 only, and
  * nginx, which exempts only 127.0.0.1 from its per-address limits, meets each phone as a phone.
- * Figures, not assertions: the aims are printed with ✓ or ✗.
+ * Figures, not assertions: the aims are printed with ✓ or ✗. BENCH_HALL_STREAMS=0 plays the hall
+ * with no phone holding a stream (to see what the streams cost the buyers; its stream aims fail).
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -79,13 +80,15 @@ function openStream(from: string, cookie: string, saleId: number): Stream {
     let buffered = "";
     res.setEncoding("utf8");
     res.on("data", (chunk: string) => {
+      // Seen is seen: the load generator shares the stack's two cores, so once a phone has seen the
+      // end it neither buffers nor parses what its stream still brings.
+      if (stream.soldOutSeenAt !== undefined) return;
       const { data, rest } = takeEventData(buffered + chunk);
       buffered = rest;
       for (const event of data) {
         const at = Date.now();
         stream.firstAt ??= at;
-        // Seen is seen: the load generator shares the stack's two cores, so it parses no more than it must.
-        if (stream.soldOutSeenAt !== undefined) continue;
+        if (stream.soldOutSeenAt !== undefined) break;
         const snapshot = JSON.parse(event) as { saleId: number; stock: number; drop?: { state: string } };
         if (snapshot.saleId === saleId && snapshot.stock <= 0 && snapshot.drop?.state === "open") stream.soldOutSeenAt ??= at;
       }
@@ -204,7 +207,7 @@ export async function runHall(phones: number, strategy: string, adminCookie: str
   // Streams open, a few at a time, as phones arrive in the hall.
   const streams: Stream[] = [];
   for (const [i, from] of addresses.entries()) {
-    streams.push(openStream(from, cookies[i]!, saleId));
+    if (process.env.BENCH_HALL_STREAMS !== "0") streams.push(openStream(from, cookies[i]!, saleId));
     if (i % 20 === 19) await sleep(10);
   }
   // Everyone taps within a second of the zero.
