@@ -2,8 +2,9 @@
  * `npm run bench`: one contended workload (N one-shot buyers kept in flight on goods:001) run
  * against every lock, in-process and over HTTP, beside peer libraries and the articles'
  * fixed-sleep polling; then the contention curve (10 to 1,000 buyers) of the safe locks and the
- * best peers, as a table and as docs/bench-contention.svg; then the ratios the project aims for.
- * Figures, not assertions. Needs the stack's env (REDIS_NODES, DATABASE_URL, PUBLIC_URL):
+ * best peers, as a table and as docs/bench-contention.svg; then the ratios the project aims for;
+ * then the conference hall (bench/hall.ts: 100, 300 and 1,000 phones). `-- --table` plays only the
+ * lock table, `-- --hall` only the hall. Figures, not assertions. Needs the stack's env (REDIS_NODES, DATABASE_URL, PUBLIC_URL):
  * `node scripts/bootstrap.mjs bench` provides it. Knobs (bench/knobs.ts): BENCH_BUYERS,
  * BENCH_WINDOW_MS, BENCH_LEVEL (in-process | http), BENCH_ONLY (comma-separated row labels or peer
  * names, optionally `level:label`), BENCH_CURVE (0 skips the curve), BENCH_CURVE_BUYERS,
@@ -133,8 +134,21 @@ const hardStop = setTimeout(() => {
   process.exit(1);
 }, HARD_LIMIT_MS);
 
-// `npm run bench -- --hall`: the conference hall instead of the lock table (bench/hall.ts).
-(process.argv.includes("--hall") ? import("./hall").then(({ runHallBench }) => runHallBench()) : main())
+// `npm run bench`: the lock table, then the conference hall (bench/hall.ts); `-- --table` or
+// `-- --hall` plays only one of them.
+async function tableThenHall(): Promise<number> {
+  const hallOnly = process.argv.includes("--hall");
+  const tableOnly = process.argv.includes("--table");
+  let code = 0;
+  if (!hallOnly) code = await main();
+  if (!tableOnly) {
+    const { runHallBench } = await import("./hall");
+    code = Math.max(code, await runHallBench());
+  }
+  return code;
+}
+
+tableThenHall()
   .then(async (code) => {
     await Promise.allSettled([closeRedis(), closeDb(), getLockServices().close()]);
     clearTimeout(hardStop);
