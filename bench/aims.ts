@@ -1,4 +1,4 @@
-import { CURVE_STRATEGIES, PAIRED, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
+import { CEILING_BLOCKS, CEILING_LOCKS, CURVE_STRATEGIES, PAIRED, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
 import type { PeerFamily } from "./peers";
 import { median, type RowResult } from "./stats";
 
@@ -153,10 +153,22 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
   // lock; and `local`, a lock in the process's own memory, faster than both Redis locks.
   for (const buyers of targets.serialCeilingAtBuyers) {
     const ceiling = at("in-process", SERIAL_CEILING, buyers);
-    if (!ceiling) continue;
-    for (const name of ["token-lua", "redlock"] as const) {
+    // Judged by the blocks when they ran (ceiling and lock windows interleaved), else by single windows.
+    const blockCeiling = at("in-process", `${SERIAL_CEILING}${CEILING_BLOCKS}`, buyers);
+    if (!ceiling && !blockCeiling) continue;
+    for (const name of CEILING_LOCKS) {
+      const blockLock = at("in-process", `${name}${CEILING_BLOCKS}`, buyers);
+      const blocks = blockLock && blockCeiling ? blockRatios(blockLock, blockCeiling) : undefined;
+      if (blocks) {
+        const share = median(blocks);
+        out.push({
+          ok: share >= targets.ofSerialCeiling,
+          text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (median of ${blocks.length} blocks of ceiling, token-lua, redlock, redlock, token-lua, ceiling: ${blocks.map((b) => b.toFixed(2)).join(", ")}; means ${Math.round(blockLock!.purchasesPerSecond)} ÷ ${Math.round(blockCeiling!.purchasesPerSecond)}/s): ${share.toFixed(2)} (aim ≥ ${targets.ofSerialCeiling})`,
+        });
+        continue;
+      }
       const ours = at("in-process", name, buyers);
-      if (!ours) continue;
+      if (!ours || !ceiling) continue;
       const share = ratio(ours.purchasesPerSecond, ceiling.purchasesPerSecond);
       out.push({ ok: share >= targets.ofSerialCeiling, text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (${Math.round(ours.purchasesPerSecond)} ÷ ${Math.round(ceiling.purchasesPerSecond)}/s): ${share.toFixed(2)} (aim ≥ ${targets.ofSerialCeiling})` });
     }

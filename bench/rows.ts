@@ -6,7 +6,7 @@ import { setTimelineRecording } from "../lib/sale/config";
 import { runHttp } from "./http";
 import { runInProcess } from "./in-process";
 import type { CurveSettings, Level } from "./knobs";
-import { CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
+import { CEILING_BLOCKS, CEILING_LOCKS, CEILING_ROW, CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
 import { fixedSleepPeer } from "./peers/fixed-sleep";
 import type { PeerRow } from "./peers";
 import type { RowResult } from "./stats";
@@ -44,9 +44,49 @@ export function tableRows(workload: Workload, peers: readonly PeerRow[], publicU
     inProcessRow("fixed-sleep poll 200 ms", () => fixedSleepPeer(200), workload),
     inProcessRow("fixed-sleep poll 50 ms", () => fixedSleepPeer(50), workload),
     ...PROJECT_ROWS.map((name) => httpRow(name, workload, publicUrl)),
+    ceilingRow(workload, blocks),
     pairedRow(workload, publicUrl, blocks),
     ...TIMELINE_ROWS.map((name) => timelineRow(name, workload, publicUrl, blocks)),
   ];
+}
+
+/** The numbers of buyers the locks are measured against the serial ceiling at, in blocks. */
+export const CEILING_BUYERS: readonly number[] = [50, 200];
+
+/**
+ * In-process, the serial ceiling and the locks measured against it (CEILING_LOCKS) in `blocks`
+ * blocks of ceiling, token-lua, redlock, redlock, token-lua, ceiling windows at each of
+ * CEILING_BUYERS: single 4 s windows on this machine moved the ceiling from 2,487 to 3,697/s
+ * between consecutive runs, and a lock ÷ ceiling from 0.67 to 1.17. Each side is the mean of its
+ * windows and keeps every window's figure (`samples`) for the aim's blocks.
+ */
+function ceilingRow(workload: Workload, blocks: number): Row {
+  return {
+    label: CEILING_ROW,
+    level: "in-process",
+    buyers: workload.buyers,
+    async run() {
+      const results: RowResult[] = [];
+      for (const buyers of CEILING_BUYERS) {
+        const at: Workload = { ...workload, buyers };
+        const windows = new Map<string, RowResult[]>();
+        const measure = async (label: string, lock: () => UnitLock) => {
+          const result = await runInProcess(`${label}${CEILING_BLOCKS}`, lock(), at);
+          windows.set(label, [...(windows.get(label) ?? []), result]);
+        };
+        const order: [string, () => UnitLock][] = [
+          [SERIAL_CEILING, serialCeiling],
+          ...CEILING_LOCKS.map((name): [string, () => UnitLock] => [name, () => getStrategy(name)]),
+        ];
+        for (let block = 0; block < blocks; block += 1) {
+          for (const [label, lock] of order) await measure(label, lock);
+          for (const [label, lock] of [...order].reverse()) await measure(label, lock);
+        }
+        results.push(...[...windows.values()].map(meanOfAll));
+      }
+      return results;
+    },
+  };
 }
 
 /**
