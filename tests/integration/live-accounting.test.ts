@@ -116,13 +116,18 @@ describe("a run completed while its buyers still wait", () => {
     const created = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", workMs: 1, lockTtlMs: 5000, waitTimeoutMs: 5000, initialStock: 10_000, vus: 300 });
     expect(created.status, created.text).toBe(201);
     const { run, reportToken } = created.json as { run: { id: number }; reportToken: string };
-    const loading = openLoad(PUBLIC_URL, { ratePerS: RATE_PER_S, durationMs: 8000, prefix: "live-run" });
+    // The load goes on until 2 s after the completion has answered (at most 30 s), so buyers keep
+    // arriving after the run was counted however long a busy machine takes to answer it.
+    const stopLoad = new AbortController();
+    const loading = openLoad(PUBLIC_URL, { ratePerS: RATE_PER_S, durationMs: 30_000, prefix: "live-run", stop: stopLoad.signal });
     await sleep(3000); // mid-load: the run is completed while buyers keep arriving and waiting
     const completed = await fetch(`${PUBLIC_URL}/api/admin/runs/${run.id}/complete`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-run-token": reportToken },
       body: JSON.stringify({ tool: "node", requests: 900, bought: 800, soldOut: 0, busy: 0, errors: 0, durationMs: 3000, latencyMs: { p50: 5, p95: 10, p99: 20 } }),
     });
+    await sleep(2000);
+    stopLoad.abort();
     const load = await loading;
     expect(completed.status).toBe(200);
     const stored = ((await completed.json()) as { run: { doubleSold: number; lostUnits: number; phantomUnits: number; orders: number; verdict: string } }).run;

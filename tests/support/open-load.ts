@@ -10,7 +10,8 @@ export interface OpenLoadResult {
   readonly bought: number;
 }
 
-export async function openLoad(baseUrl: string, options: { ratePerS: number; durationMs: number; maxInFlight?: number; prefix: string; headers?: Record<string, string> }): Promise<OpenLoadResult> {
+/** `stop` ends the arrivals before `durationMs` (which stays the bound); buyers in flight are awaited either way. */
+export async function openLoad(baseUrl: string, options: { ratePerS: number; durationMs: number; maxInFlight?: number; prefix: string; headers?: Record<string, string>; stop?: AbortSignal }): Promise<OpenLoadResult> {
   const url = new URL("/api/buy", baseUrl);
   if (url.hostname !== "127.0.0.1") throw new Error(`load goes to 127.0.0.1 only, not ${url.hostname}`);
   const maxInFlight = options.maxInFlight ?? 500;
@@ -36,7 +37,7 @@ export async function openLoad(baseUrl: string, options: { ratePerS: number; dur
     }
     statuses[key] = (statuses[key] ?? 0) + 1;
   };
-  while (Date.now() - startedAt < options.durationMs) {
+  while (Date.now() - startedAt < options.durationMs && !options.stop?.aborted) {
     const due = Math.floor(((Date.now() - startedAt) / 1000) * options.ratePerS);
     while (arrivals < due) {
       const index = arrivals++;
