@@ -15,7 +15,7 @@ import { holderOf, type ReservationMeta } from "./critical-section";
 import { SoldOutError, UnknownProductError } from "./errors";
 import type { PurchaseArrival, PurchaseHooks, PurchaseReceipt } from "./hooks";
 import { forgetReservation, noteOrderStoreDown, orderStoreUp, recordOrder } from "./order-store";
-import { SaleSwitchingError, takeUnit } from "./take-unit";
+import { SaleSwitchingError, seenSoldOut, takeUnit } from "./take-unit";
 
 export { takeUnit, type UnitLock } from "./take-unit";
 
@@ -29,7 +29,7 @@ export { takeUnit, type UnitLock } from "./take-unit";
  * before anything is taken. What the purchase does is told to `hooks` (./hooks.ts).
  */
 export async function purchase(input: BuyCreate, arrival: PurchaseArrival = {}, hooks: PurchaseHooks = {}): Promise<PurchaseReceipt> {
-  const known: { strategy: string; saleId?: number } = { strategy: "unknown" };
+  const known: Known = { strategy: "unknown", reachedStock: false };
   try {
     const receipt = await purchaseUnit(input, arrival.arrivedAt ?? Date.now(), hooks, known);
     hooks.ended?.({ ...known, receipt });
@@ -38,11 +38,20 @@ export async function purchase(input: BuyCreate, arrival: PurchaseArrival = {}, 
     hooks.ended?.({ ...known, error });
     throw error;
   } finally {
-    hooks.changed?.(); // the stock and the holders may have moved
+    // The stock and the holders may have moved; a buyer turned away before the stock (the drop not
+    // open, the buyer's limit, a sold-out this process saw a moment ago) moved nothing to announce.
+    if (known.reachedStock) hooks.changed?.();
   }
 }
 
-async function purchaseUnit(input: BuyCreate, arrivedAt: number, hooks: PurchaseHooks, known: { strategy: string; saleId?: number }): Promise<PurchaseReceipt> {
+interface Known {
+  strategy: string;
+  saleId?: number;
+  /** The buyer went on to the stock (its lock, or the lock-free step): what the pages show may have moved. */
+  reachedStock: boolean;
+}
+
+async function purchaseUnit(input: BuyCreate, arrivedAt: number, hooks: PurchaseHooks, known: Known): Promise<PurchaseReceipt> {
   const sku = input.sku ?? SKU;
   if (sku !== SKU) throw new UnknownProductError(sku);
   if (!(await orderStoreUp())) {
@@ -67,6 +76,9 @@ async function purchaseUnit(input: BuyCreate, arrivedAt: number, hooks: Purchase
     epoch: config.epoch,
     lockDelayMs: config.lockDelayMs,
   };
+  // A hall's late tappers: a safe lock's sold-out read here a moment ago answers them without the lock.
+  if (strategy.safe && seenSoldOut(sale.id, config.epoch)) throw new SoldOutError(sku);
+  known.reachedStock = true;
   const taken = await storeCall(() =>
     takeUnit(strategy, sku, options, sale.id, config.workMs, {
       instance, nestedLock: config.nestedLock, reservation, holder, hooks, trustSoldOut: strategy.safe,

@@ -43,7 +43,8 @@ const soldOutSeen = new Map<string, number>();
 
 const soldOutKey = (saleId: number, epoch: number) => `${saleId}:${epoch}`;
 
-function seenSoldOut(saleId: number, epoch: number): boolean {
+/** A holder in this process read the stock of this sale and epoch at zero less than SOLD_OUT_SEEN_MS ago. */
+export function seenSoldOut(saleId: number, epoch: number): boolean {
   const at = soldOutSeen.get(soldOutKey(saleId, epoch));
   return at !== undefined && performance.now() - at < SOLD_OUT_SEEN_MS;
 }
