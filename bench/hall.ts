@@ -289,11 +289,14 @@ export function hallTable(results: readonly HallResult[]): string {
       `| ${r.phones} | ${r.strategy} | ${r.streamsHeld} | ${r.streamsDropped} | ${r.soldOutSeen} | ${r.soldOutSeen ? `${ms(r.seenAfterZeroMs.p50)} / ${ms(r.seenAfterZeroMs.p99)}` : "—"} | `
       + `${r.soldOutSeen ? `${ms(r.seenAfterLastSaleMs.p50)} / ${ms(r.seenAfterLastSaleMs.p99)} / ${ms(r.seenAfterLastSaleMs.max)}` : "—"} | ${ms(r.buyMs.p50)} / ${ms(r.buyMs.p99)} | ${r.fiveXx} | ${r.orders} | ${r.doubleSold} | ${r.lostUnits} |`),
   ];
+  const answers = results.map((r) =>
+    `${r.phones} phones (${r.strategy}) were answered: ${Object.entries(r.statuses).sort((a, b) => b[1] - a[1]).map(([key, n]) => `${n} × ${key}`).join(" · ")}`);
   const processes = results.map((r) =>
     `${r.phones} phones (${r.strategy}): ${r.processes.map((p) => `${p.name} ${p.cpuDuringS.toFixed(1)} CPU s, ${p.rssPeakMb.toFixed(0)} MB peak`).join(" · ")}`);
-  return [...lines, "", ...processes].join("\n");
+  return [...lines, "", ...answers, "", ...processes].join("\n");
 }
 
+/** The issue's aims for the hall, each with ✓ or ✗. */
 export function hallAims(results: readonly HallResult[]): string[] {
   const safe = results.filter((r) => r.strategy !== "none");
   const biggest = safe.reduce<HallResult | undefined>((a, b) => (!a || b.phones > a.phones ? b : a), undefined);
@@ -305,6 +308,11 @@ export function hallAims(results: readonly HallResult[]): string[] {
     aim(biggest.soldOutSeen === biggest.phones && biggest.seenAfterLastSaleMs.p99 <= AIMS.soldOutSeenP99Ms,
       `hall of ${biggest.phones}: every phone saw the sale's end within ${AIMS.soldOutSeenP99Ms} ms p99 of the last unit sold (${biggest.soldOutSeen} saw it; p99 ${ms(biggest.seenAfterLastSaleMs.p99)} ms)`);
     aim(biggest.buyMs.p99 < AIMS.buyP99Ms, `hall of ${biggest.phones}: buy answers p99 ${ms(biggest.buyMs.p99)} ms (aim < ${AIMS.buyP99Ms})`);
+  }
+  // The workshop's per-address limits are for one person's script, not for a hall of distinct phones.
+  for (const r of results) {
+    const limited = Object.entries(r.statuses).filter(([key]) => key.startsWith("429")).reduce((sum, [, n]) => sum + n, 0);
+    aim(limited === 0, `hall of ${r.phones} (${r.strategy}): no phone turned away by the per-address limits (${limited} × 429)`);
   }
   for (const r of safe) aim(r.doubleSold === 0 && r.lostUnits === 0 && r.orders === Math.min(DROP_STOCK, r.phones), `hall of ${r.phones} (${r.strategy}): ${r.orders} sold, ${r.doubleSold} sold twice, ${r.lostUnits} lost`);
   for (const r of results.filter((x) => x.strategy === "none")) aim(r.doubleSold > 0, `hall of ${r.phones} under none still oversells, visibly: ${r.doubleSold} units sold twice`);
