@@ -44,7 +44,8 @@ export function drive(tool: "k6" | "node", base: string, run: RunRecord, token: 
             "--vus", String(run.vus),
             ...(bound !== undefined ? ["--duration-ms", String(bound)] : ["--requests", String(total ?? 200)]),
             "--run", String(run.id),
-            "--token", token,
+            // One argument: a token may start with "-" (base64url), which the driver would take for an option.
+            `--token=${token}`,
           ],
         ];
   return new Promise((resolve, reject) => {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { driverArgs } from "@/lib/runs/launch";
 import { runCompleteSchema, runProgressSchema } from "@/lib/validations/run";
 import { CompletionError, latencySummary, parseCliArgs, progressLine, runLoad } from "../../load/driver.mjs";
 import { sleep } from "../support/wait";
@@ -194,6 +195,11 @@ describe("driver helpers", () => {
       quiet: true,
     });
     expect(() => parseCliArgs(["--requests", "5", "--duration-ms", "100"])).toThrow(/either/);
+    // The dashboard's command line for a run whose token starts with "-" (base64url: once in 64 runs).
+    const token = "-Jx1f0T2bq9m8Zr7uHc3dLwPvEa5yKsN";
+    expect(parseCliArgs(driverArgs({ id: 9, vus: 50, durationMs: null, totalRequests: 200, knobs: {} as never }, token, "http://127.0.0.1:3000"))).toMatchObject({
+      vus: 50, requests: 200, run: { id: 9, token }, quiet: true,
+    });
     expect(() => parseCliArgs(["--run", "4"])).toThrow(/together/);
     expect(() => parseCliArgs(["--vus", "0"])).toThrow(/positive/);
   });
