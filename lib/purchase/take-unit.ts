@@ -108,10 +108,9 @@ export async function takeUnit(
     return taken;
   }
 
-  // A hall of phones tapping after the last unit: a sold-out seen here a moment ago answers them
-  // without a place in the lock's line, so the line is only the buyers who can still get one.
+  // A sold-out seen here a moment ago is asked before the line by the purchase (lib/purchase/purchase.ts),
+  // so the line is only the buyers who can still get one; a buyer already waiting asks it at the head.
   const trust = extras.trustSoldOut === true;
-  if (trust && seenSoldOut(saleId, epoch)) return undefined;
 
   const askedAt = performance.now();
   const criticalSection = async (held: HeldLock): Promise<TakenUnit | undefined> => {
