@@ -18,7 +18,14 @@ export interface BurstResult {
   lastBoughtAt?: number;
 }
 
-export async function burst(baseUrl: string, buyers: number, concurrency: number, timeoutMs: number, prefix: string): Promise<BurstResult> {
+/**
+ * `onAnswer`, when given, sees the running counts after every answer (a caller that must act
+ * while the sale sells, such as a fault injected after some units, watches `bought`).
+ */
+export async function burst(
+  baseUrl: string, buyers: number, concurrency: number, timeoutMs: number, prefix: string,
+  onAnswer?: (soFar: Readonly<BurstResult>) => void,
+): Promise<BurstResult> {
   const url = new URL("/api/buy", baseUrl);
   if (!["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) throw new Error(`lab traffic goes to loopback only, not ${url.hostname}`);
   const startedAt = Date.now();
@@ -50,6 +57,7 @@ export async function burst(baseUrl: string, buyers: number, concurrency: number
         result.errors++;
       }
       result.latenciesMs.push(Date.now() - sentAt);
+      onAnswer?.(result);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, buyers) }, worker));
