@@ -9,7 +9,7 @@ import type { HeldLock, LockOptions } from "./types";
  * in Redis). This instance's buyers queue in process (FIFO, so none starves) and only the head
  * contends for the shared lock. While more buyers wait behind a holder, the holder hands them the
  * lock it already has instead of releasing and re-acquiring it in Redis — for at most a tenth of
- * the TTL and 20 ms, so other instances get their turn; the last one of the line, or the one at
+ * the TTL and 50 ms, so other instances get their turn; the last one of the line, or the one at
  * the end of that share, releases it. Release always happens in `finally`, and `signal` aborts
  * when the lock's known validity runs out, for a handed-on lock too. A holder that calls
  * `writeSent` hands the lease on as soon as its write is on the wire rather than answered, so one
@@ -61,7 +61,7 @@ export async function withLocalLine<T>(
  * instances wait for, and guarantees every holder at least 90 % of a freshly acquired validity.
  */
 const LEASE_SHARE_OF_TTL = 0.1;
-const MAX_LINE_LEASE_MS = 20;
+const MAX_LINE_LEASE_MS = 50;
 
 interface LineLease extends Lease {
   readonly kind: string;
