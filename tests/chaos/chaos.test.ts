@@ -2,9 +2,10 @@
  * Randomised faults under load: each run sells a stock through nginx with one of the strategies
  * that claim to be safe, while 1–3 faults drawn at random hit the stack — Redis nodes stopped,
  * an instance SIGKILLed, an instance paused past the TTL (fenced and lock-free strategies only:
- * see SURVIVES_A_PAUSE), Postgres stopped for a few seconds, a watchdog's renewals held back. After every run, once the reconciler has settled the reservations,
- * the tests' own checker (Postgres and Redis read directly) must find no unit sold twice, none
- * lost, none back on the shelf after it was sold. Prints a table strategy × fault.
+ * see SURVIVES_A_PAUSE), Postgres stopped for a few seconds, a watchdog's renewals held back.
+ * After every run, once the reconciler has settled the reservations, the tests' own checker
+ * (Postgres and Redis read directly) must find no unit sold twice, none lost, none back on the
+ * shelf after it was sold. Prints a table strategy × fault.
  *
  * Each fault begins once the sale has sold a drawn number of units (0–40 of 100), not after a
  * drawn time: a sale made faster would otherwise be over before its faults. A run counts only if
