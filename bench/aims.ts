@@ -1,4 +1,4 @@
-import { CEILING_BLOCKS, CEILING_LOCKS, CURVE_STRATEGIES, PAIRED, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
+import { CEILING_LOCKS, CEILING_ROUNDS, CURVE_STRATEGIES, PAIRED, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
 import type { PeerFamily } from "./peers";
 import { median, type RowResult } from "./stats";
 
@@ -78,6 +78,17 @@ export function blockRatios(on: RowResult, off: RowResult): number[] | undefined
   return blocks;
 }
 
+/**
+ * Each round's first ÷ second, from the two rows' windows in round order (one of each per round),
+ * or undefined when the rows carry no windows to pair.
+ */
+export function roundRatios(first: RowResult, second: RowResult): number[] | undefined {
+  const a = first.samples ?? [];
+  const b = second.samples ?? [];
+  if (!a.length || a.length !== b.length) return undefined;
+  return a.map((rate, i) => ratio(rate, b[i]!));
+}
+
 /** The family's peer row with the most purchases/s in the main table's in-process rows. */
 export function bestPeer(inputs: Pick<AimInputs, "table" | "peers">, family: PeerFamily): RowResult | undefined {
   const labels = new Set(inputs.peers.filter((peer) => peer.family === family).map((peer) => peer.label));
@@ -153,17 +164,22 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
   // lock; and `local`, a lock in the process's own memory, faster than both Redis locks.
   for (const buyers of targets.serialCeilingAtBuyers) {
     const ceiling = at("in-process", SERIAL_CEILING, buyers);
-    // Judged by the blocks when they ran (ceiling and lock windows interleaved), else by single windows.
-    const blockCeiling = at("in-process", `${SERIAL_CEILING}${CEILING_BLOCKS}`, buyers);
-    if (!ceiling && !blockCeiling) continue;
+    // Judged by the rounds when they ran (ceiling and lock windows a second apart), else by single windows.
+    const roundCeiling = at("in-process", `${SERIAL_CEILING}${CEILING_ROUNDS}`, buyers);
+    if (!ceiling && !roundCeiling) continue;
     for (const name of CEILING_LOCKS) {
-      const blockLock = at("in-process", `${name}${CEILING_BLOCKS}`, buyers);
-      const blocks = blockLock && blockCeiling ? blockRatios(blockLock, blockCeiling) : undefined;
-      if (blocks) {
-        const share = median(blocks);
+      const roundLock = at("in-process", `${name}${CEILING_ROUNDS}`, buyers);
+      const rounds = roundLock && roundCeiling ? roundRatios(roundLock, roundCeiling) : undefined;
+      if (rounds) {
+        const share = median(rounds);
+        const sorted = [...rounds].sort((a, b) => a - b);
+        const quartile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+        const cpu = roundLock!.cpuMicrosPerPurchase !== undefined && roundCeiling!.cpuMicrosPerPurchase !== undefined
+          ? `; CPU per purchase ${Math.round(roundLock!.cpuMicrosPerPurchase)} vs ${Math.round(roundCeiling!.cpuMicrosPerPurchase)} µs`
+          : "";
         out.push({
           ok: share >= targets.ofSerialCeiling,
-          text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (median of ${blocks.length} blocks of ceiling, token-lua, redlock, redlock, token-lua, ceiling: ${blocks.map((b) => b.toFixed(2)).join(", ")}; means ${Math.round(blockLock!.purchasesPerSecond)} ÷ ${Math.round(blockCeiling!.purchasesPerSecond)}/s): ${share.toFixed(2)} (aim ≥ ${targets.ofSerialCeiling})`,
+          text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (median of ${rounds.length} rounds of ceiling, token-lua, redlock windows; quartiles ${quartile(0.25).toFixed(2)}–${quartile(0.75).toFixed(2)}, range ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}; means ${Math.round(roundLock!.purchasesPerSecond)} ÷ ${Math.round(roundCeiling!.purchasesPerSecond)}/s${cpu}): ${share.toFixed(2)} (aim ≥ ${targets.ofSerialCeiling})`,
         });
         continue;
       }

@@ -22,6 +22,7 @@ export async function runInProcess(label: string, lock: UnitLock, workload: Work
   const errorsSeen = new Map<string, number>();
 
   const commandsBefore = await countRedisCommands();
+  const cpuBefore = process.cpuUsage();
   const startedAt = performance.now();
   const windowEnd = startedAt + workload.windowMs;
 
@@ -62,6 +63,7 @@ export async function runInProcess(label: string, lock: UnitLock, workload: Work
   ]);
   clearTimeout(drainTimer);
   const unanswered = drained ? 0 : counts.attempts - latencies.length;
+  const cpu = process.cpuUsage(cpuBefore);
 
   const commandsAfter = await countRedisCommands();
   const stockLeft = await getStock();
@@ -83,5 +85,6 @@ export async function runInProcess(label: string, lock: UnitLock, workload: Work
     redisCommandsPerPurchase: counts.bought ? (commandsAfter - commandsBefore) / counts.bought : 0,
     peakHolders: peak,
     lostUpdates: Math.max(0, counts.bought - (workload.initialStock - stockLeft)),
+    ...(counts.bought && { cpuMicrosPerPurchase: (cpu.user + cpu.system) / counts.bought }),
   };
 }

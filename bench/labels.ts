@@ -26,18 +26,18 @@ export const PAIRED_ROW = "token-lua vs atomic";
 export const SERIAL_CEILING = "serial ceiling (no lock: one buyer at a time)"; // no comma: BENCH_ONLY splits on commas
 export const PAIRED = " (paired)";
 /**
- * In-process, `token-lua` and `redlock` ÷ the serial ceiling are also measured in blocks of ceiling,
- * token-lua, redlock, redlock, token-lua, ceiling windows, at 50 and 200 buyers (the row BENCH_ONLY
- * calls CEILING_ROW); its results carry CEILING_BLOCKS.
+ * In-process, `token-lua` and `redlock` ÷ the serial ceiling are also measured in rounds of short
+ * windows of the three, at 50 and 200 buyers (the row BENCH_ONLY calls CEILING_ROW); its results
+ * carry CEILING_ROUNDS.
  */
 export const CEILING_ROW = "locks vs the serial ceiling";
-export const CEILING_BLOCKS = " (ceiling blocks)";
+export const CEILING_ROUNDS = " (ceiling rounds)";
 /** The locks measured against the serial ceiling. */
 export const CEILING_LOCKS: readonly StrategyName[] = ["token-lua", "redlock"];
 
 /** The project's lock a row measures (a timeline or paired row counts as its strategy's), or undefined for a peer. */
 export function projectLock(label: string): StrategyName | undefined {
-  const suffixed = [TIMELINE_ON, TIMELINE_OFF, PAIRED, CEILING_BLOCKS].some((suffix) => label.endsWith(suffix));
+  const suffixed = [TIMELINE_ON, TIMELINE_OFF, PAIRED, CEILING_ROUNDS].some((suffix) => label.endsWith(suffix));
   const name = suffixed ? label.slice(0, label.lastIndexOf(" (")) : label;
   return PROJECT_ROWS.find((row) => row === name);
 }

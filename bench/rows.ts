@@ -6,7 +6,7 @@ import { setTimelineRecording } from "../lib/sale/config";
 import { runHttp } from "./http";
 import { runInProcess } from "./in-process";
 import type { CurveSettings, Level } from "./knobs";
-import { CEILING_BLOCKS, CEILING_LOCKS, CEILING_ROW, CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
+import { CEILING_LOCKS, CEILING_ROUNDS, CEILING_ROW, CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
 import { fixedSleepPeer } from "./peers/fixed-sleep";
 import type { PeerRow } from "./peers";
 import type { RowResult } from "./stats";
@@ -44,7 +44,7 @@ export function tableRows(workload: Workload, peers: readonly PeerRow[], publicU
     inProcessRow("fixed-sleep poll 200 ms", () => fixedSleepPeer(200), workload),
     inProcessRow("fixed-sleep poll 50 ms", () => fixedSleepPeer(50), workload),
     ...PROJECT_ROWS.map((name) => httpRow(name, workload, publicUrl)),
-    ceilingRow(workload, blocks),
+    ceilingRow(workload),
     pairedRow(workload, publicUrl, blocks),
     ...TIMELINE_ROWS.map((name) => timelineRow(name, workload, publicUrl, blocks)),
   ];
@@ -53,34 +53,38 @@ export function tableRows(workload: Workload, peers: readonly PeerRow[], publicU
 /** The numbers of buyers the locks are measured against the serial ceiling at, in blocks. */
 export const CEILING_BUYERS: readonly number[] = [50, 200];
 
+/** Rounds of the ceiling row, and each window's length in them. */
+export const CEILING_ROUND_COUNT = 20;
+export const CEILING_ROUND_MS = 1000;
+
 /**
- * In-process, the serial ceiling and the locks measured against it (CEILING_LOCKS) in `blocks`
- * blocks of ceiling, token-lua, redlock, redlock, token-lua, ceiling windows at each of
- * CEILING_BUYERS: single 4 s windows on this machine moved the ceiling from 2,487 to 3,697/s
- * between consecutive runs, and a lock ÷ ceiling from 0.67 to 1.17. Each side is the mean of its
- * windows and keeps every window's figure (`samples`) for the aim's blocks.
+ * In-process, the serial ceiling and the locks measured against it (CEILING_LOCKS) in
+ * CEILING_ROUND_COUNT rounds of one short window each — ceiling, token-lua, redlock, the order
+ * reversed every other round — at each of CEILING_BUYERS; the aim takes each round's lock ÷ ceiling
+ * and judges the median. This machine's speed drifts by ±25 % over seconds (the ceiling read
+ * 2,075–4,033/s in 4 s windows minutes apart): three windows a second apart share their moment, and
+ * the median of twenty rounds leaves the slow ones out. A window this short costs a lock its first
+ * acquire and its line's start, which the ceiling does not pay, so it can only understate a lock.
+ * Each side is the mean of its windows and keeps every window's figure (`samples`) in round order.
  */
-function ceilingRow(workload: Workload, blocks: number): Row {
+function ceilingRow(workload: Workload): Row {
   return {
     label: CEILING_ROW,
     level: "in-process",
     buyers: workload.buyers,
     async run() {
       const results: RowResult[] = [];
+      const order: [string, () => UnitLock][] = [
+        [SERIAL_CEILING, serialCeiling],
+        ...CEILING_LOCKS.map((name): [string, () => UnitLock] => [name, () => getStrategy(name)]),
+      ];
       for (const buyers of CEILING_BUYERS) {
-        const at: Workload = { ...workload, buyers };
-        const windows = new Map<string, RowResult[]>();
-        const measure = async (label: string, lock: () => UnitLock) => {
-          const result = await runInProcess(`${label}${CEILING_BLOCKS}`, lock(), at);
-          windows.set(label, [...(windows.get(label) ?? []), result]);
-        };
-        const order: [string, () => UnitLock][] = [
-          [SERIAL_CEILING, serialCeiling],
-          ...CEILING_LOCKS.map((name): [string, () => UnitLock] => [name, () => getStrategy(name)]),
-        ];
-        for (let block = 0; block < blocks; block += 1) {
-          for (const [label, lock] of order) await measure(label, lock);
-          for (const [label, lock] of [...order].reverse()) await measure(label, lock);
+        const at: Workload = { ...workload, buyers, windowMs: CEILING_ROUND_MS };
+        const windows = new Map<string, RowResult[]>(order.map(([label]) => [label, []]));
+        for (let round = 0; round < CEILING_ROUND_COUNT; round += 1) {
+          for (const [label, lock] of round % 2 ? [...order].reverse() : order) {
+            windows.get(label)!.push(await runInProcess(`${label}${CEILING_ROUNDS}`, lock(), at));
+          }
         }
         results.push(...[...windows.values()].map(meanOfAll));
       }
@@ -224,5 +228,6 @@ function meanOfAll(windows: readonly RowResult[]): RowResult {
     peakHolders: Math.max(...windows.map((w) => w.peakHolders)),
     lostUpdates: sum((w) => w.lostUpdates),
     samples: windows.map((w) => w.purchasesPerSecond),
+    ...(windows.every((w) => w.cpuMicrosPerPurchase !== undefined) && { cpuMicrosPerPurchase: mean((w) => w.cpuMicrosPerPurchase!) }),
   };
 }

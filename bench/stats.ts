@@ -20,6 +20,8 @@ export interface RowResult {
   readonly lostUpdates: number;
   /** For a row measured in several windows (the timeline's on/off rows): each window's purchases/s, in order. */
   readonly samples?: readonly number[];
+  /** In-process rows: the bench process's CPU time (user + system) per purchase, in µs. */
+  readonly cpuMicrosPerPurchase?: number;
 }
 
 /** The middle value (the mean of the middle two for an even count); any order. */

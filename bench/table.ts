@@ -19,7 +19,7 @@ export function table(results: readonly RowResult[]): string {
     "level", "lock", "purchases/s", "p50 ms", "p99 ms", "max ms", "busy", "errors", "starved",
     "Redis cmds/purchase", "peak holders", "lost updates",
   ];
-  // Rows measured at another number of buyers than the table's (the ceiling blocks at 200) say so.
+  // Rows measured at another number of buyers than the table's (the ceiling rounds at 200) say so.
   const buyers = results[0]?.buyers;
   return markdown(header, 2, results.map((r) => [
     r.level, `${UNSAFE.has(r.label) ? `${r.label} (unsafe)` : r.label}${r.buyers !== buyers ? ` at ${r.buyers} buyers` : ""}`, fixed(r.purchasesPerSecond), fixed(r.p50, 1), fixed(r.p99, 1), fixed(r.max, 0),
