@@ -1,4 +1,4 @@
-import { CEILING_LOCKS, CEILING_ROUNDS, CURVE_STRATEGIES, PAIRED, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
+import { CEILING_LOCAL, CEILING_LOCKS, CEILING_ROUNDS, CURVE_STRATEGIES, PAIRED, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
 import type { PeerFamily } from "./peers";
 import { median, type RowResult } from "./stats";
 
@@ -179,7 +179,7 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
           : "";
         out.push({
           ok: share >= targets.ofSerialCeiling,
-          text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (median of ${rounds.length} rounds of ceiling, token-lua, redlock windows; quartiles ${quartile(0.25).toFixed(2)}–${quartile(0.75).toFixed(2)}, range ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}; means ${Math.round(roundLock!.purchasesPerSecond)} ÷ ${Math.round(roundCeiling!.purchasesPerSecond)}/s${cpu}): ${share.toFixed(2)} (aim ≥ ${targets.ofSerialCeiling})`,
+          text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (median of ${rounds.length} rounds of ceiling, token-lua, redlock, local windows; quartiles ${quartile(0.25).toFixed(2)}–${quartile(0.75).toFixed(2)}, range ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}; means ${Math.round(roundLock!.purchasesPerSecond)} ÷ ${Math.round(roundCeiling!.purchasesPerSecond)}/s${cpu}): ${share.toFixed(2)} (aim ≥ ${targets.ofSerialCeiling})`,
         });
         continue;
       }
@@ -187,6 +187,22 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
       if (!ours || !ceiling) continue;
       const share = ratio(ours.purchasesPerSecond, ceiling.purchasesPerSecond);
       out.push({ ok: share >= targets.ofSerialCeiling, text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (${Math.round(ours.purchasesPerSecond)} ÷ ${Math.round(ceiling.purchasesPerSecond)}/s): ${share.toFixed(2)} (aim ≥ ${targets.ofSerialCeiling})` });
+    }
+    // `local` against both, by the same rounds when they ran: each one's median share of the ceiling.
+    const roundMedian = (name: string) => {
+      const rounds = roundCeiling && at("in-process", `${name}${CEILING_ROUNDS}`, buyers);
+      const ratios = rounds ? roundRatios(rounds, roundCeiling) : undefined;
+      return ratios && median(ratios);
+    };
+    const localShare = roundMedian(CEILING_LOCAL);
+    const lockShares = CEILING_LOCKS.map((name) => [name, roundMedian(name)] as const);
+    if (localShare !== undefined && lockShares.every(([, share]) => share !== undefined)) {
+      const best = Math.max(...lockShares.map(([, share]) => share!));
+      out.push({
+        ok: localShare > best,
+        text: `local (a lock in the process's memory) faster than token-lua and redlock, in-process at ${buyers} buyers (median share of the ceiling over the same rounds: local ${localShare.toFixed(2)}, ${lockShares.map(([name, share]) => `${name} ${share!.toFixed(2)}`).join(", ")})`,
+      });
+      continue;
     }
     const local = at("in-process", "local", buyers);
     const fastest = ["token-lua", "redlock"].flatMap((name) => at("in-process", name, buyers) ?? []);

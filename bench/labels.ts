@@ -34,6 +34,8 @@ export const CEILING_ROW = "locks vs the serial ceiling";
 export const CEILING_ROUNDS = " (ceiling rounds)";
 /** The locks measured against the serial ceiling. */
 export const CEILING_LOCKS: readonly StrategyName[] = ["token-lua", "redlock"];
+/** Also in the ceiling's rounds: the lock in the process's own memory, which should beat both. */
+export const CEILING_LOCAL: StrategyName = "local";
 
 /** The project's lock a row measures (a timeline or paired row counts as its strategy's), or undefined for a peer. */
 export function projectLock(label: string): StrategyName | undefined {

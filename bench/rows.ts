@@ -6,7 +6,7 @@ import { setTimelineRecording } from "../lib/sale/config";
 import { runHttp } from "./http";
 import { runInProcess } from "./in-process";
 import type { CurveSettings, Level } from "./knobs";
-import { CEILING_LOCKS, CEILING_ROUNDS, CEILING_ROW, CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
+import { CEILING_LOCAL, CEILING_LOCKS, CEILING_ROUNDS, CEILING_ROW, CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
 import { fixedSleepPeer } from "./peers/fixed-sleep";
 import type { PeerRow } from "./peers";
 import type { RowResult } from "./stats";
@@ -58,8 +58,8 @@ export const CEILING_ROUND_COUNT = 20;
 export const CEILING_ROUND_MS = 1000;
 
 /**
- * In-process, the serial ceiling and the locks measured against it (CEILING_LOCKS) in
- * CEILING_ROUND_COUNT rounds of one short window each — ceiling, token-lua, redlock, the order
+ * In-process, the serial ceiling and the locks measured against it (CEILING_LOCKS, and `local`) in
+ * CEILING_ROUND_COUNT rounds of one short window each — ceiling, token-lua, redlock, local, the order
  * reversed every other round — at each of CEILING_BUYERS; the aim takes each round's lock ÷ ceiling
  * and judges the median. This machine's speed drifts by ±25 % over seconds (the ceiling read
  * 2,075–4,033/s in 4 s windows minutes apart): three windows a second apart share their moment, and
@@ -76,7 +76,7 @@ function ceilingRow(workload: Workload): Row {
       const results: RowResult[] = [];
       const order: [string, () => UnitLock][] = [
         [SERIAL_CEILING, serialCeiling],
-        ...CEILING_LOCKS.map((name): [string, () => UnitLock] => [name, () => getStrategy(name)]),
+        ...[...CEILING_LOCKS, CEILING_LOCAL].map((name): [string, () => UnitLock] => [name, () => getStrategy(name)]),
       ];
       for (const buyers of CEILING_BUYERS) {
         const at: Workload = { ...workload, buyers, windowMs: CEILING_ROUND_MS };

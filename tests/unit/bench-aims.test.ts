@@ -193,6 +193,17 @@ describe("the benchmark's aims", () => {
     const [redlock] = find(lines, "redlock ÷ the serial ceiling", "at 50 buyers");
     expect(redlock).toMatchObject({ ok: false });
     expect(redlock!.text).not.toContain("CPU per purchase");
+
+    // `local` against both by the same rounds (1.00, 1.00, 0.75, 1.03, 0.93 → 1.00 against token-lua's 0.95), not by
+    // its single window, which caught a slow moment.
+    const withLocal = run([...table, ...single, ...rounds, row("in-process", "local", 50, 1000),
+      row("in-process", "local (ceiling rounds)", 50, 0, { samples: [3000, 3100, 3000, 3000, 2800] })], curve);
+    expect(find(withLocal, "local (a lock in the process's memory) faster", "at 50 buyers")).toEqual([
+      { ok: true, text: expect.stringContaining("local 1.00, token-lua 0.95, redlock 0.67") },
+    ]);
+    const slowLocal = run([...table, ...single, ...rounds,
+      row("in-process", "local (ceiling rounds)", 50, 0, { samples: [2800, 2900, 2700, 2800, 2400] })], curve);
+    expect(find(slowLocal, "local (a lock in the process's memory) faster", "at 50 buyers")[0]).toMatchObject({ ok: false });
   });
 
   it("leaves out what this run did not measure instead of guessing", () => {
