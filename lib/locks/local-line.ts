@@ -73,7 +73,8 @@ interface LineLease extends Lease {
   readonly leaving: Set<Promise<void>>;
   /**
    * Aborts when the lease runs out: one signal and one timer per lease, shared by every holder it
-   * is passed to (a timer and an AbortController per holder cost the line ~10 % of its purchases).
+   * is passed to (with a timer and an AbortController per holder, token-lua ran at 0.85–0.89 of the serial
+   * ceiling in-process; with one per lease, 0.90–0.94: docs/benchmarks.md, round four).
    */
   readonly expiry: AbortController;
   /** The expiry timer (and a watchdog's renewals), stopped when the line lets the lease go. */
