@@ -36,9 +36,40 @@ type Callback<T> = (error: ZkError | null | undefined, result: T) => void;
 
 const messageOf = (error: ZkError) => (error instanceof Error ? error.message : error.toString());
 
+/**
+ * Rejects once `client`'s session has expired. node-zookeeper-client (1.1.3) fails the requests it
+ * had sent when it learns its session expired, but never answers those it queued while it was
+ * reconnecting: after an instance's pause, the first call of the next buyer in line waited out
+ * SERVICE_CALL_MS, and that timeout shut the service to every buyer of the instance for a second
+ * more (./service-call.ts), though the ensemble was fine and a new session was one connect away.
+ * Every call here races this, so a call on an expired session fails at once.
+ */
+function sessionEnded(client: zookeeper.Client): Promise<never> {
+  let ended = sessionEnds.get(client);
+  if (!ended) {
+    ended = new Promise<never>((_, reject) => {
+      // Carries the code, as the client's own exceptions do (isCode below).
+      const expired = () => reject(Object.assign(new Error("the session expired"), { cause: { getCode: () => zookeeper.Exception.SESSION_EXPIRED } }));
+      if (client.getState() === zookeeper.State.EXPIRED) expired();
+      else client.once("expired", expired);
+    });
+    ended.catch(() => {});
+    sessionEnds.set(client, ended);
+  }
+  return ended;
+}
+const sessionEnds = new WeakMap<zookeeper.Client, Promise<never>>();
+
+/** One ZooKeeper call's answer, however long the client takes to send it, or its session's end. */
+function answerOf<T>(client: zookeeper.Client, call: (callback: Callback<T>) => void): Promise<T> {
+  const answer = new Promise<T>((resolve, reject) =>
+    call((error, result) => (error ? reject(error instanceof Error ? error : Object.assign(new Error(messageOf(error)), { cause: error })) : resolve(result))));
+  return Promise.race([answer, sessionEnded(client)]);
+}
+
 /** One ZooKeeper call as a promise, bounded (a client without a quorum queues requests). */
-function zk<T>(what: string, timeoutMs: number, call: (callback: Callback<T>) => void): Promise<T> {
-  return serviceCall(`zookeeper ${what}`, timeoutMs, () => new Promise<T>((resolve, reject) => call((error, result) => (error ? reject(error instanceof Error ? error : Object.assign(new Error(messageOf(error)), { cause: error })) : resolve(result)))));
+function zk<T>(client: zookeeper.Client, what: string, timeoutMs: number, call: (callback: Callback<T>) => void): Promise<T> {
+  return serviceCall(`zookeeper ${what}`, timeoutMs, () => answerOf(client, call));
 }
 
 /** A contender's znode: `_c_<guid>-lock-<sequence>` (or the older `lock-<sequence>`). */
@@ -53,11 +84,6 @@ const inLine = (children: readonly string[]) =>
 const SWEEP_FOR_MS = 60_000;
 const SWEEP_AGAIN_MS = 250;
 
-/** One ZooKeeper call's answer, however long the client takes to send it (it queues while disconnected). */
-function answerOf<T>(call: (callback: Callback<T>) => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => call((error, result) => (error ? reject(error) : resolve(result))));
-}
-
 /**
  * Deletes every znode under `dir` whose name carries `guid`, on the client that may have created
  * it. ZooKeeper answers one session's requests in order and the client sends what it queued in
@@ -68,9 +94,9 @@ export async function sweepOurs(client: zookeeper.Client, dir: string, guid: str
   const deadline = Date.now() + SWEEP_FOR_MS;
   while (Date.now() < deadline) {
     try {
-      const ours = (await answerOf<string[]>((cb) => client.getChildren(dir, cb))).filter((name) => name.includes(guid));
+      const ours = (await answerOf<string[]>(client, (cb) => client.getChildren(dir, cb))).filter((name) => name.includes(guid));
       for (const name of ours) {
-        await answerOf<void>((cb) => client.remove(`${dir}/${name}`, -1, (error) => cb(error, undefined))).catch((error: unknown) => {
+        await answerOf<void>(client, (cb) => client.remove(`${dir}/${name}`, -1, (error) => cb(error, undefined))).catch((error: unknown) => {
           if (!isCode(error, zookeeper.Exception.NO_NODE)) throw error;
         });
       }
@@ -125,12 +151,12 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
     async acquire(deadline) {
       const c = await serviceCall("zookeeper connect", SERVICE_CALL_MS, () => clients.services().zookeeper(sessionMs));
       client = c;
-      await zk<string>("mkdirp", SERVICE_CALL_MS, (cb) => c.mkdirp(dir, cb));
+      await zk<string>(c, "mkdirp", SERVICE_CALL_MS, (cb) => c.mkdirp(dir, cb));
       let heardAt = now();
       const guid = randomUUID().replaceAll("-", "");
       guidOf = guid;
       try {
-        node = await zk<string>("create", SERVICE_CALL_MS, (cb) => c.create(`${dir}/_c_${guid}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
+        node = await zk<string>(c, "create", SERVICE_CALL_MS, (cb) => c.create(`${dir}/_c_${guid}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
       } catch (error) {
         // Created or not, we cannot tell: whatever carries our GUID goes.
         void sweepOurs(c, dir, guid);
@@ -141,7 +167,7 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
       try {
         for (;;) {
           heardAt = now();
-          const children = inLine(await zk<string[]>("getChildren", SERVICE_CALL_MS, (cb) => c.getChildren(dir, cb)));
+          const children = inLine(await zk<string[]>(c, "getChildren", SERVICE_CALL_MS, (cb) => c.getChildren(dir, cb)));
           const at = children.indexOf(mine);
           if (at < 0) throw new LockUnavailableError(`zookeeper: our znode ${node} is gone (the session expired)`);
           if (at === 0) break;
@@ -150,11 +176,11 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
           await waitForPredecessor(c, children[at - 1]!, Math.min(left, 1000));
         }
         if (lockDelayMs) {
-          const [mark] = await zk<[Buffer | undefined]>("getData", SERVICE_CALL_MS, (cb) => c.getData(dir, (e, data) => cb(e, [data])));
+          const [mark] = await zk<[Buffer | undefined]>(c, "getData", SERVICE_CALL_MS, (cb) => c.getData(dir, (e, data) => cb(e, [data])));
           const owed = lockDelayOwed(mark?.toString("utf8"), sequence, lockDelayMs);
           if (owed) await new Promise((resolve) => setTimeout(resolve, owed));
           heardAt = now();
-          await zk("setData", SERVICE_CALL_MS, (cb) => c.setData(dir, Buffer.from(`held:${sequence}`), cb));
+          await zk(c, "setData", SERVICE_CALL_MS, (cb) => c.setData(dir, Buffer.from(`held:${sequence}`), cb));
         }
       } catch (error) {
         node = undefined;
@@ -170,9 +196,9 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
       const held = node;
       if (!c || !held) return false;
       node = undefined;
-      if (lockDelayMs) await zk("setData", SERVICE_CALL_MS, (cb) => c.setData(dir, Buffer.from(`released:${sequence}`), cb)).catch(() => undefined);
+      if (lockDelayMs) await zk(c, "setData", SERVICE_CALL_MS, (cb) => c.setData(dir, Buffer.from(`released:${sequence}`), cb)).catch(() => undefined);
       try {
-        await zk("remove", SERVICE_CALL_MS, (cb) => c.remove(held, -1, (error) => cb(error, undefined)));
+        await zk(c, "remove", SERVICE_CALL_MS, (cb) => c.remove(held, -1, (error) => cb(error, undefined)));
         return true;
       } catch (error) {
         if (isCode(error, zookeeper.Exception.NO_NODE)) return false;
@@ -186,7 +212,7 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
       const c = client;
       const held = node;
       if (!c || !held) return false;
-      const stat = await zk<zookeeper.Stat | undefined>("exists", SERVICE_CALL_MS, (cb) => c.exists(held, cb));
+      const stat = await zk<zookeeper.Stat | undefined>(c, "exists", SERVICE_CALL_MS, (cb) => c.exists(held, cb));
       return Boolean(stat);
     },
     ...(variant.fenced && { fencingToken: () => sequence }),
@@ -195,7 +221,7 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
         const c = client;
         const held = node;
         if (!c || !held) return false;
-        return Boolean(await zk<zookeeper.Stat | undefined>("exists", SERVICE_CALL_MS, (cb) => c.exists(held, cb)));
+        return Boolean(await zk<zookeeper.Stat | undefined>(c, "exists", SERVICE_CALL_MS, (cb) => c.exists(held, cb)));
       },
     }),
   };
