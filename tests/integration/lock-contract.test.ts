@@ -71,6 +71,14 @@ interface Claims {
    * stranded waiters) may be refused among the 200 acquirers.
    */
   readonly connectionEach?: boolean;
+  /**
+   * The lock counts only once a replica has acknowledged it (`WAIT 1`, REPLICA_ACK_MS): a replica
+   * that falls behind for that long — a 2-core machine busy with the whole suite starves it now and
+   * then — makes that acquirer `unavailable` (503), the answer a slow dependency must get. Among the
+   * 200 acquirers only such refusals may appear, and only a few (a replica that never answers
+   * refuses them all).
+   */
+  readonly replicaAck?: boolean;
 }
 
 let nextResource = 0;
@@ -174,7 +182,10 @@ function runLockContract(name: StrategyName, claims: Claims, topology: Topology)
       // busy at its timeout, and an acquirer Postgres has no connection left for is busy; nothing
       // else may fail.
       if (claims.strands || claims.connectionEach) expect(refused.every((reason) => reason instanceof LockBusyError)).toBe(true);
-      else if (claims.waits || !claims.exclusive) expect(refused).toEqual([]);
+      else if (claims.replicaAck) {
+        expect(refused.filter((reason) => !(reason instanceof LockUnavailableError && /no replica confirmed/.test(reason.message)))).toEqual([]);
+        expect(refused.length).toBeLessThanOrEqual(10);
+      } else if (claims.waits || !claims.exclusive) expect(refused).toEqual([]);
       else expect(refused.every((reason) => reason instanceof LockBusyError)).toBe(true);
       expect(entered).toBeGreaterThan(0);
       if (claims.exclusive) expect(peak).toBe(1);
@@ -363,7 +374,7 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   // the next tests run.
   sentinel: [TOKEN, { stop: ["/sentinel-redis/1/pause", "/sentinel-redis/2/pause"] }],
   // The primary alone is not enough: without a replica to confirm it, no lock counts.
-  "sentinel-wait": [TOKEN, { stop: ["/sentinel-redis/2/pause"] }],
+  "sentinel-wait": [{ ...TOKEN, replicaAck: true }, { stop: ["/sentinel-redis/2/pause"] }],
   // Sessions and leases are kept alive while the holder works; without a quorum there is no lock.
   zookeeper: [{ ...TOKEN, lease: false, renews: true }, { stop: ["/zookeeper/2/stop", "/zookeeper/3/stop"] }],
   etcd: [{ ...TOKEN, lease: false, renews: true }, { stop: ["/etcd/2/stop", "/etcd/3/stop"] }],
@@ -380,7 +391,7 @@ const CONTRACTS: Readonly<Record<StrategyName, readonly [Claims, Topology]>> = {
   cluster: [TOKEN, { stop: ["/redis-cluster/stop"] }],
   "cluster-fenced": [TOKEN, { stop: ["/redis-cluster/stop"] }],
   // Without a replica to confirm it, no lock counts: the three replicas of a fresh stack (4–6) frozen.
-  "cluster-wait": [TOKEN, { stop: ["/redis-cluster/4/pause", "/redis-cluster/5/pause", "/redis-cluster/6/pause"] }],
+  "cluster-wait": [{ ...TOKEN, replicaAck: true }, { stop: ["/redis-cluster/4/pause", "/redis-cluster/5/pause", "/redis-cluster/6/pause"] }],
   // Postgres queues the waiters in no promised order; a lease (Postgres ends a session idle past the TTL).
   "pg-advisory": [{ exclusive: true, waits: true, lease: true, fifo: false }, { stop: ["/postgres/stop"] }],
   // Through PgBouncer: without it there is no lock.
