@@ -39,7 +39,25 @@ export interface CaseOutcome {
   readonly verdict: string;
   /** The outcome is the one the card told the class to predict. */
   readonly asExpected: boolean;
+  /** The sales of earlier plays of the case whose fault did not form (faultDidNotForm below); absent when none. */
+  readonly notFormed?: readonly number[];
 }
+
+/**
+ * A fencing case (a fix that needs a stale write refused) proves nothing when no newer holder came
+ * to the store while its holder was paused: the paused holder's write was then the newest, and
+ * rightly landed. The store is the witness: had anyone newer read or written the stock meanwhile,
+ * the write would have been refused, or, with the fence broken, sold a unit twice. Seen once in a CI
+ * run (zk-fenced: no stale write refused, nothing sold twice, 19 of 40 buyers answered unavailable),
+ * never in 24 plays here, idle or with both cores or the disk kept busy meanwhile.
+ */
+export function faultDidNotForm(labCase: LabCase, outcome: CaseOutcome): boolean {
+  return labCase.expect === "fix" && labCase.require?.staleRefused === true && outcome.staleRefused === 0
+    && !outcome.pitfallAppeared && outcome.safety === "PASS";
+}
+
+/** A case whose fault did not form is played again, at most this many plays in all: a fence that never refuses still fails. */
+export const MAX_PLAYS = 3;
 
 export interface LabCaseRecord {
   readonly id: string;

@@ -8,7 +8,7 @@ import { settleReservations } from "../purchase/reconciler";
 import { clearLocks, getCurrentSale, getSaleStats, resetSale } from "../sale/sale";
 import { burst, type BurstResult } from "./burst";
 import { clearFaults, setFault } from "./faults";
-import { finishLabRun, getLabRun, saveLabRun, type CaseOutcome, type LabRunRecord } from "./lab-runs";
+import { MAX_PLAYS, faultDidNotForm, finishLabRun, getLabRun, saveLabRun, type CaseOutcome, type LabRunRecord } from "./lab-runs";
 import { ALL_PITFALLS, type LabCase, type LabStep, type Pitfall, type Via, type WaitFor } from "./scenario-types";
 import { findScenario } from "./scenarios";
 import { getStackStatus, stackControl } from "../stack/control";
@@ -253,10 +253,20 @@ export async function runLabRun(labRunId: number): Promise<LabRunRecord> {
       entry.status = "running";
       await saveLabRun(record);
       try {
-        entry.outcome = await runCase(labCase, `lab${labRunId}-${labCase.id}`, async (saleId) => {
-          entry.saleId = saleId;
-          await saveLabRun(record);
-        });
+        // The case stays "running" through its plays again: only the last play's outcome is shown.
+        const notFormed: number[] = [];
+        for (let play = 1; ; play++) {
+          const outcome = await runCase(labCase, `lab${labRunId}-${labCase.id}${play > 1 ? `-play${play}` : ""}`, async (saleId) => {
+            entry.saleId = saleId;
+            await saveLabRun(record);
+          });
+          if (play < MAX_PLAYS && faultDidNotForm(labCase, outcome)) {
+            if (outcome.saleId !== undefined) notFormed.push(outcome.saleId);
+            continue;
+          }
+          entry.outcome = notFormed.length > 0 ? { ...outcome, notFormed } : outcome;
+          break;
+        }
         entry.status = "done";
       } catch (error) {
         entry.status = "error";

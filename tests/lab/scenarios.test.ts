@@ -100,6 +100,15 @@ describe.each(SCENARIOS.map((scenario) => [String(scenario.id), scenario] as con
         }
         // A fix holds only when every unit is accounted for.
         if (entry.expect === "fix" && entry.outcome?.asExpected) expect(entry.outcome.safety).toBe("PASS");
+        // A play whose fault did not form was played again (lib/lab/lab-runs.ts, faultDidNotForm):
+        // the checker must find that it lost or doubled nothing, and had one holder at a time.
+        for (const saleId of entry.outcome?.notFormed ?? []) {
+          const checked = await checkSale(saleId);
+          console.log(`rep ${rep + 1} ${entry.id}: played again, its fault did not form in sale ${saleId}: ${JSON.stringify(checked)}`);
+          expect({ ...checked, peak: await peakHolders(saleId) }, `${entry.id}: a play whose fault did not form`).toMatchObject(
+            { doubleSold: 0, lostUnits: 0, phantomUnits: 0, pendingUnits: 0, peak: 1 });
+          expect(checked.oversell, `${entry.id}: a play whose fault did not form`).toBeLessThanOrEqual(0);
+        }
       }
       await expectEverythingBack();
     }
