@@ -45,8 +45,8 @@ export interface CaseOutcome {
 
 /**
  * A fencing case (a fix that needs a stale write refused) proves nothing when no newer holder came
- * to the store while its holder was paused: the paused holder's write was then the newest, and
- * rightly landed. The store is the witness: had anyone newer read or written the stock meanwhile,
+ * to the store while the old holder was paused or cut off: the old holder's write was then the
+ * newest, and rightly landed. The store is the witness: had anyone newer read or written the stock meanwhile,
  * the write would have been refused, or, with the fence broken, sold a unit twice. Seen once in a CI
  * run (zk-fenced: no stale write refused, nothing sold twice, 19 of 40 buyers answered unavailable),
  * never in 24 plays here, idle or with both cores or the disk kept busy meanwhile.

@@ -21,7 +21,8 @@ const REPS = Number(process.env.LAB_REPS ?? 2);
 const PITFALL_SHARE = 0.95;
 /** A threshold of 0 (floor of 0.95 × 1) would be a test that cannot fail. */
 const PITFALLS_NEEDED = Math.max(1, Math.ceil(REPS * PITFALL_SHARE));
-const RUN_TIMEOUT_MS = 120_000;
+/** A scenario's run, with room for a fencing case played again when its fault did not form (lib/lab/lab-runs.ts). */
+const RUN_TIMEOUT_MS = 180_000;
 const SOLD_TWICE_WHEN_TWO_HOLD = ["bare-majority", "restart-empty"];
 
 let cookie: string;
