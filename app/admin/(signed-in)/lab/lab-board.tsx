@@ -131,7 +131,7 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                             {outcome.pitfallAppeared ? t("pitfallAppeared") : t("fixHeld")}
                             {outcome.observed.length > 0 && <span className="muted"> ({outcome.observed.map((pitfall) => pitfalls(pitfall)).join(", ")})</span>}
                             {" "}{outcome.asExpected ? t("asPredicted") : t("notAsPredicted")}
-                            {outcome.notFormed?.length ? <span className="muted" data-testid="not-formed"> — {t("playedAgain", { count: outcome.notFormed.length })}</span> : null}
+                            {outcome.notFormed?.length ? <span className="muted" data-testid="not-formed" title={t("playedAgainWhy")}> — {t("playedAgain", { count: outcome.notFormed.length })}</span> : null}
                           </>
                         ) : entry?.status === "running" ? t("caseRunning") : entry?.status === "error" ? t("caseError", { error: entry.error ?? "" }) : entry ? t("caseWaiting") : NONE}
                       </td>
