@@ -29,8 +29,9 @@ describe("faultDidNotForm", () => {
     expect(faultDidNotForm(fenced, outcome())).toBe(true);
   });
 
-  it("is not a case whose fence refused a stale write", () => {
+  it("is not a case whose fence refused a stale write, nor one where a newer holder got in", () => {
     expect(faultDidNotForm(fenced, outcome({ staleRefused: 1, asExpected: true }))).toBe(false);
+    expect(faultDidNotForm(fenced, outcome({ peakHolders: 2 }))).toBe(false);
   });
 
   it("is not a broken fence: a unit sold twice or lost, or a sale that stopped serving, is the fix failing", () => {
