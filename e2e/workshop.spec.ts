@@ -37,6 +37,8 @@ async function openProjector(browser: Browser): Promise<Page> {
   return page;
 }
 
+const COUNTDOWN_S = 15;
+
 /** The instructor starts a drop of `units` with a countdown; three students join by name and all tap Buy at zero. */
 async function raceADrop(browser: Browser, strategy: string) {
   await prepareSale({ strategy: "token-lua", workMs: 0 }, 100);
@@ -45,7 +47,9 @@ async function raceADrop(browser: Browser, strategy: string) {
 
   const form = projector.getByRole("form", { name: "Start a drop" });
   await form.getByLabel("Units").fill("2");
-  await form.getByLabel("Countdown (s)").fill("6");
+  // Long enough for three phones to join while it runs, on a loaded machine too (6 s ran out
+  // before the third had joined once in CI, and the countdown button was gone).
+  await form.getByLabel("Countdown (s)").fill(String(COUNTDOWN_S));
   await form.getByLabel("Strategy").selectOption(strategy);
   await form.getByLabel("Work (ms)").fill("1200");
   await form.getByRole("button", { name: "Start drop" }).click();
@@ -63,7 +67,7 @@ async function raceADrop(browser: Browser, strategy: string) {
   await expect(projector.getByTestId("joined")).not.toHaveText("0");
 
   // The button wakes at zero on every phone; all three tap at once.
-  await Promise.all(students.map(({ page }) => page.getByRole("button", { name: "Buy now" }).click({ timeout: 20_000 })));
+  await Promise.all(students.map(({ page }) => page.getByRole("button", { name: "Buy now" }).click({ timeout: (COUNTDOWN_S + 15) * 1000 })));
   for (const { page } of students) await expect(page.getByTestId("outcome")).toBeVisible({ timeout: 20_000 });
   return { students, projector };
 }
