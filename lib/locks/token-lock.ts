@@ -9,7 +9,7 @@ import { holdSharedLock, type SharedLock } from "./shared-lock";
 import { lockKey, storeFenceKey } from "./keys";
 import type { Cluster, Redis } from "ioredis";
 import { clusterPrimaryFor } from "../lock-services";
-import { LockUnavailableError, type LockOptions, type LockStrategy } from "./types";
+import { LockUnavailableError, ReplicaUnconfirmedError, type LockOptions, type LockStrategy } from "./types";
 
 /**
  * The token lock on Redis node 1 and its variants: `SET key token NX PX ttl` with a random token
@@ -150,7 +150,7 @@ async function confirmOnReplica(server: Redis | Cluster, key: string, token: str
   const acks = await primary.wait(1, REPLICA_ACK_MS);
   if (acks >= 1) return;
   await redis.releaseTokenLock(key, token, channel).catch(() => undefined);
-  throw new LockUnavailableError(`no replica confirmed the lock on ${key} within ${REPLICA_ACK_MS} ms`);
+  throw new ReplicaUnconfirmedError(key, REPLICA_ACK_MS);
 }
 
 /** Unsafe on purpose: between the GET and the DEL the lock can expire and be taken by another. */

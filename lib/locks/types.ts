@@ -139,6 +139,13 @@ export class LockUnavailableError extends StoreUnavailableError {
   override name = "LockUnavailableError";
 }
 
+/** 503 from a lock that counts only once a replica has it (`WAIT 1`): no replica acknowledged in time. */
+export class ReplicaUnconfirmedError extends LockUnavailableError {
+  constructor(key: string, waitedMs: number) {
+    super(`no replica confirmed the lock on ${key} within ${waitedMs} ms`);
+  }
+}
+
 /** The holder found at release that its lock had already expired or been taken by someone else. */
 export class LockLostError extends AppError {
   override name = "LockLostError";

@@ -22,7 +22,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { LockClients } from "@/lib/locks/clients";
 import { etcdLeaseSeconds } from "@/lib/locks/etcd-lock";
 import { STRATEGY_FACTORIES, STRATEGY_NAMES, type StrategyName } from "@/lib/locks/strategies";
-import { LockBusyError, LockUnavailableError, type LockOptions } from "@/lib/locks/types";
+import { LockBusyError, LockUnavailableError, ReplicaUnconfirmedError, type LockOptions } from "@/lib/locks/types";
 import { zookeeperSessionMs } from "@/lib/locks/zookeeper-lock";
 import { resetConfig } from "@/lib/sale/config";
 import { SKU } from "@/lib/sale/keys";
@@ -183,7 +183,7 @@ function runLockContract(name: StrategyName, claims: Claims, topology: Topology)
       // else may fail.
       if (claims.strands || claims.connectionEach) expect(refused.every((reason) => reason instanceof LockBusyError)).toBe(true);
       else if (claims.replicaAck) {
-        expect(refused.filter((reason) => !(reason instanceof LockUnavailableError && /no replica confirmed/.test(reason.message)))).toEqual([]);
+        expect(refused.filter((reason) => !(reason instanceof ReplicaUnconfirmedError))).toEqual([]);
         expect(refused.length).toBeLessThanOrEqual(10);
       } else if (claims.waits || !claims.exclusive) expect(refused).toEqual([]);
       else expect(refused.every((reason) => reason instanceof LockBusyError)).toBe(true);
