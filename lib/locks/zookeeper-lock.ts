@@ -109,6 +109,11 @@ export async function sweepOurs(client: zookeeper.Client, dir: string, guid: str
   }
 }
 
+/** Whether a znode's ephemeral owner is the session `sessionId` (both 8-byte ids). */
+export function sameSession(owner: Buffer | undefined, sessionId: Buffer | undefined): boolean {
+  return Boolean(owner && sessionId && owner.length === 8 && owner.equals(sessionId) && owner.some((byte) => byte !== 0));
+}
+
 /** Whether `error`, or an error it was caused by, is ZooKeeper's exception `code`. */
 function isCode(error: unknown, code: number): boolean {
   for (let e = error as { getCode?: () => number; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
@@ -127,18 +132,27 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
   let sequence: number | undefined;
   let guidOf: string | undefined;
 
-  async function waitForPredecessor(c: zookeeper.Client, predecessor: string, maxMs: number): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, Math.max(1, maxMs));
-      const done = () => {
+  /**
+   * Waits until the znode before ours goes (or `maxMs`); answers "ours" at once when that znode
+   * belongs to this client's own session. Only one buyer of this process contends for a resource at
+   * a time (the local line), and the one before us has left its critical section, so a znode of our
+   * session that is not ours is an orphan: a create or remove whose answer never came (sweepOurs
+   * removes those it knows of; this catches one it missed). Left in place, it would block every
+   * contender on every instance for as long as this session lives.
+   */
+  function waitForPredecessor(c: zookeeper.Client, predecessor: string, maxMs: number): Promise<"gone" | "waited" | "ours"> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve("waited"), Math.max(1, maxMs));
+      const done = (how: "gone" | "ours") => {
         clearTimeout(timer);
-        resolve();
+        resolve(how);
       };
-      c.exists(`${dir}/${predecessor}`, () => done(), (error, stat) => {
+      c.exists(`${dir}/${predecessor}`, () => done("gone"), (error, stat) => {
         if (error) {
           clearTimeout(timer);
           reject(new LockUnavailableError(`zookeeper exists: ${messageOf(error)}`, { cause: error }));
-        } else if (!stat) done();
+        } else if (!stat) done("gone");
+        else if (sameSession(stat.ephemeralOwner, c.getSessionId())) done("ours");
       });
     });
   }
@@ -173,7 +187,13 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
           if (at === 0) break;
           const left = deadline - Date.now();
           if (left <= 0) throw new LockBusyError(resource, options.waitTimeoutMs);
-          await waitForPredecessor(c, children[at - 1]!, Math.min(left, 1000));
+          const predecessor = children[at - 1]!;
+          if ((await waitForPredecessor(c, predecessor, Math.min(left, 1000))) === "ours") {
+            heardAt = now();
+            await zk<void>(c, "remove", SERVICE_CALL_MS, (cb) => c.remove(`${dir}/${predecessor}`, -1, (error) => cb(error, undefined))).catch((error: unknown) => {
+              if (!isCode(error, zookeeper.Exception.NO_NODE)) throw error;
+            });
+          }
         }
         if (lockDelayMs) {
           const [mark] = await zk<[Buffer | undefined]>(c, "getData", SERVICE_CALL_MS, (cb) => c.getData(dir, (e, data) => cb(e, [data])));

@@ -11,6 +11,7 @@ import { resetConfig } from "@/lib/sale/config";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { PUBLIC_URL, blast, blastUntilBought, prepareSale, stackControl } from "../support/stack";
 import { waitFor } from "../support/wait";
+import { contenders, describeContenders } from "../support/zookeeper";
 
 const STOCK = 20;
 
@@ -36,7 +37,12 @@ describe.each([
     expect(during.remaining).toBe(STOCK);
 
     await stackControl("/reset-faults");
-    const back = await blastUntilBought(PUBLIC_URL, 5);
+    const back = await blastUntilBought(PUBLIC_URL, 5).catch(async (error: unknown) => {
+      // Say what held the lock: a znode's owning session and age tell an orphan from a holder.
+      if (strategy !== "zookeeper") throw error;
+      const found = await contenders().then(describeContenders, (e: unknown) => `the contenders could not be read: ${String(e)}`);
+      throw new Error(`${(error as Error).message}; under the lock's path: ${found}`, { cause: error });
+    });
     expect(back.bought).toBeGreaterThan(0);
     const after = await settledSale();
     expect(honest(after)).toEqual(HONEST);

@@ -6,38 +6,28 @@
  * no contender's znode, and the accounting is 0 sold twice, 0 lost.
  */
 import zookeeper from "node-zookeeper-client";
+import { randomUUID } from "node:crypto";
 import { afterAll, expect, it } from "vitest";
 import { getEnv } from "@/lib/env";
+import { now } from "@/lib/locks/lease";
+import { zookeeperLock } from "@/lib/locks/zookeeper-lock";
 import { resetConfig } from "@/lib/sale/config";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { closedLoad, countAnswers } from "../support/closed-load";
+import { openLockClients } from "../support/lock-clients";
 import { PUBLIC_URL, instanceUrl, postBuy, prepareSale, stackControl } from "../support/stack";
 import { sleep, waitFor } from "../support/wait";
+import { contenders, lockPath } from "../support/zookeeper";
 
 const SESSION_MS = 2000;
-const LOCK_PATH = `/locklab/locks/${encodeURIComponent("goods:001")}`;
+
+const clients = openLockClients();
 
 afterAll(async () => {
   await stackControl("/reset-faults");
   await resetConfig();
+  await clients.close();
 });
-
-/** The znodes under the lock's path, read with a client of the test's own. */
-async function contenders(): Promise<string[]> {
-  const client = zookeeper.createClient(getEnv().ZOOKEEPER_HOSTS.join(","), { sessionTimeout: 4000, retries: 0 });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("no ZooKeeper member answered")), 5000);
-      client.once("connected", () => (clearTimeout(timer), resolve()));
-      client.connect();
-    });
-    return await new Promise<string[]>((resolve, reject) =>
-      client.getChildren(LOCK_PATH, (error, children) => (error ? ("getCode" in error && error.getCode() === zookeeper.Exception.NO_NODE ? resolve([]) : reject(error)) : resolve(children))),
-    );
-  } finally {
-    client.close();
-  }
-}
 
 it("each member killed in turn under load: within a session timeout of the last restart both instances sell again, with no znode left behind", async () => {
   await prepareSale({ strategy: "zookeeper", workMs: 5, lockTtlMs: SESSION_MS, waitTimeoutMs: 3000 }, 100_000);
@@ -70,6 +60,50 @@ it("each member killed in turn under load: within a session timeout of the last 
     });
     expect(response.status).toBe(201);
   }
-  expect(await waitFor(contenders, { until: (children) => children.length === 0, timeoutMs: SESSION_MS + 2000, what: "no contender's znode left" })).toEqual([]);
+  expect(await waitFor(() => contenders(), { until: (children) => children.length === 0, timeoutMs: SESSION_MS + 2000, what: "no contender's znode left" })).toEqual([]);
   expect(honest(await settledSale(undefined, 30_000))).toEqual(HONEST);
+});
+
+it("a znode of the contender's own session left ahead of it (a create whose answer never came) is removed, not waited on", async () => {
+  const resource = `zk-own-orphan-${randomUUID()}`;
+  const dir = lockPath(resource);
+  const options = { ttlMs: SESSION_MS, waitTimeoutMs: 3000 };
+  const client = await clients.services().zookeeper(SESSION_MS);
+  const call = <T>(what: (cb: (error: unknown, result: T) => void) => void) =>
+    new Promise<T>((resolve, reject) => what((error, result) => (error ? reject(error) : resolve(result))));
+  await call<string>((cb) => client.mkdirp(dir, cb));
+  // The orphan: named as a contender's, in the very session the lock will use, and nobody's sweep knows it.
+  const orphan = await call<string>((cb) => client.create(`${dir}/_c_${randomUUID().replaceAll("-", "")}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
+  const childrenOf = () => call<string[]>((cb) => client.getChildren(dir, cb));
+  expect(await childrenOf(), "the orphan is in place").toHaveLength(1);
+
+  const lock = zookeeperLock(clients, resource, options);
+  const startedAt = Date.now();
+  const validUntil = await lock.acquire(Date.now() + options.waitTimeoutMs);
+  const waitedMs = Date.now() - startedAt;
+  expect(validUntil, "a lease still good").toBeGreaterThan(now());
+  // Not held up to the deadline (3 s) behind the orphan: it got the lock, and the orphan is gone.
+  expect(waitedMs).toBeLessThan(options.waitTimeoutMs);
+  const left = await childrenOf();
+  expect(left).toHaveLength(1);
+  expect(left).not.toContain(orphan.split("/").pop());
+  expect(await lock.release()).toBe(true);
+  expect(await childrenOf()).toEqual([]);
+});
+
+it("a znode of another session ahead of the contender is a holder: it waits, and is told busy at its deadline", async () => {
+  const resource = `zk-other-holder-${randomUUID()}`;
+  const dir = lockPath(resource);
+  const options = { ttlMs: SESSION_MS, waitTimeoutMs: 1500 };
+  const other = zookeeper.createClient(getEnv().ZOOKEEPER_HOSTS.join(","), { sessionTimeout: 4000, retries: 0 });
+  await new Promise<void>((resolve) => (other.once("connected", () => resolve()), other.connect()));
+  try {
+    await new Promise<void>((resolve, reject) => other.mkdirp(dir, (error) => (error ? reject(error) : resolve())));
+    await new Promise<string>((resolve, reject) =>
+      other.create(`${dir}/_c_${randomUUID().replaceAll("-", "")}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, (error, path) => (error ? reject(error) : resolve(path))));
+    const lock = zookeeperLock(clients, resource, options);
+    await expect(lock.acquire(Date.now() + options.waitTimeoutMs)).rejects.toMatchObject({ name: "LockBusyError" });
+  } finally {
+    other.close();
+  }
 });
