@@ -24,6 +24,9 @@ import { LockBusyError, LockUnavailableError, type LockOptions, type ReadinessCh
  */
 const ROOT = "/locklab/locks";
 
+/** The lock's path: the directory its contenders' znodes are created in, one per resource. */
+export const zookeeperLockPath = (resource: string) => `${ROOT}/${encodeURIComponent(resource)}`;
+
 /** ZooKeeper grants sessions of 2 to 20 ticks (the stack's tickTime is 200 ms). */
 export const ZOOKEEPER_SESSION_MS = { min: 400, max: 4000 } as const;
 
@@ -96,9 +99,7 @@ export async function sweepOurs(client: zookeeper.Client, dir: string, guid: str
     try {
       const ours = (await answerOf<string[]>(client, (cb) => client.getChildren(dir, cb))).filter((name) => name.includes(guid));
       for (const name of ours) {
-        await answerOf<void>(client, (cb) => client.remove(`${dir}/${name}`, -1, (error) => cb(error, undefined))).catch((error: unknown) => {
-          if (!isCode(error, zookeeper.Exception.NO_NODE)) throw error;
-        });
+        await answerOf<void>(client, removal(client, `${dir}/${name}`)).catch(unlessGone);
       }
       return;
     } catch (error) {
@@ -109,13 +110,21 @@ export async function sweepOurs(client: zookeeper.Client, dir: string, guid: str
   }
 }
 
-/** Whether a znode's ephemeral owner is the session `sessionId` (both 8-byte ids). */
-export function sameSession(owner: Buffer | undefined, sessionId: Buffer | undefined): boolean {
-  return Boolean(owner && sessionId && owner.length === 8 && owner.equals(sessionId) && owner.some((byte) => byte !== 0));
+/** Whether a znode's ephemeral owner is the session `sessionId` (a persistent znode's owner is 0). */
+function sameSession(owner: Buffer, sessionId: Buffer): boolean {
+  return owner.equals(sessionId) && owner.some((byte) => byte !== 0);
+}
+
+/** The call that removes `path`, whatever its version. */
+const removal = (client: zookeeper.Client, path: string) => (cb: Callback<void>) => client.remove(path, -1, (error) => cb(error, undefined));
+
+/** Rethrows `error` unless it says the znode was already gone. */
+function unlessGone(error: unknown): void {
+  if (!isCode(error, zookeeper.Exception.NO_NODE)) throw error;
 }
 
 /** Whether `error`, or an error it was caused by, is ZooKeeper's exception `code`. */
-function isCode(error: unknown, code: number): boolean {
+export function isCode(error: unknown, code: number): boolean {
   for (let e = error as { getCode?: () => number; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
     if (typeof e.getCode === "function" && e.getCode() === code) return true;
   }
@@ -126,7 +135,7 @@ function isCode(error: unknown, code: number): boolean {
 export function zookeeperLock(clients: LockClients, resource: string, options: LockOptions, variant: ServiceLockVariant = { fenced: true }): SharedLock {
   const sessionMs = zookeeperSessionMs(options.ttlMs);
   const lockDelayMs = options.lockDelayMs ?? 0;
-  const dir = `${ROOT}/${encodeURIComponent(resource)}`;
+  const dir = zookeeperLockPath(resource);
   let client: zookeeper.Client | undefined;
   let node: string | undefined;
   let sequence: number | undefined;
@@ -190,9 +199,7 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
           const predecessor = children[at - 1]!;
           if ((await waitForPredecessor(c, predecessor, Math.min(left, 1000))) === "ours") {
             heardAt = now();
-            await zk<void>(c, "remove", SERVICE_CALL_MS, (cb) => c.remove(`${dir}/${predecessor}`, -1, (error) => cb(error, undefined))).catch((error: unknown) => {
-              if (!isCode(error, zookeeper.Exception.NO_NODE)) throw error;
-            });
+            await zk(c, "remove", SERVICE_CALL_MS, removal(c, `${dir}/${predecessor}`)).catch(unlessGone);
           }
         }
         if (lockDelayMs) {
@@ -218,7 +225,7 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
       node = undefined;
       if (lockDelayMs) await zk(c, "setData", SERVICE_CALL_MS, (cb) => c.setData(dir, Buffer.from(`released:${sequence}`), cb)).catch(() => undefined);
       try {
-        await zk(c, "remove", SERVICE_CALL_MS, (cb) => c.remove(held, -1, (error) => cb(error, undefined)));
+        await zk(c, "remove", SERVICE_CALL_MS, removal(c, held));
         return true;
       } catch (error) {
         if (isCode(error, zookeeper.Exception.NO_NODE)) return false;

@@ -5,19 +5,18 @@
  * after the last member is back, purchases succeed again on both instances, the lock's path holds
  * no contender's znode, and the accounting is 0 sold twice, 0 lost.
  */
-import zookeeper from "node-zookeeper-client";
 import { randomUUID } from "node:crypto";
 import { afterAll, expect, it } from "vitest";
-import { getEnv } from "@/lib/env";
+import { openLockServices } from "@/lib/lock-services";
 import { now } from "@/lib/locks/lease";
-import { zookeeperLock } from "@/lib/locks/zookeeper-lock";
+import { zookeeperLock, zookeeperLockPath } from "@/lib/locks/zookeeper-lock";
 import { resetConfig } from "@/lib/sale/config";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { closedLoad, countAnswers } from "../support/closed-load";
 import { openLockClients } from "../support/lock-clients";
 import { PUBLIC_URL, instanceUrl, postBuy, prepareSale, stackControl } from "../support/stack";
 import { sleep, waitFor } from "../support/wait";
-import { contenders, lockPath } from "../support/zookeeper";
+import { contenders, plantContender, zkCall } from "../support/zookeeper";
 
 const SESSION_MS = 2000;
 
@@ -66,16 +65,12 @@ it("each member killed in turn under load: within a session timeout of the last 
 
 it("a znode of the contender's own session left ahead of it (a create whose answer never came) is removed, not waited on", async () => {
   const resource = `zk-own-orphan-${randomUUID()}`;
-  const dir = lockPath(resource);
   const options = { ttlMs: SESSION_MS, waitTimeoutMs: 3000 };
   const client = await clients.services().zookeeper(SESSION_MS);
-  const call = <T>(what: (cb: (error: unknown, result: T) => void) => void) =>
-    new Promise<T>((resolve, reject) => what((error, result) => (error ? reject(error) : resolve(result))));
-  await call<string>((cb) => client.mkdirp(dir, cb));
   // The orphan: named as a contender's, in the very session the lock will use, and nobody's sweep knows it.
-  const orphan = await call<string>((cb) => client.create(`${dir}/_c_${randomUUID().replaceAll("-", "")}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
-  const childrenOf = () => call<string[]>((cb) => client.getChildren(dir, cb));
-  expect(await childrenOf(), "the orphan is in place").toHaveLength(1);
+  const orphan = await plantContender(client, resource);
+  const childrenOf = () => zkCall<string[]>((cb) => client.getChildren(zookeeperLockPath(resource), cb));
+  expect(await childrenOf(), "the orphan is in place").toEqual([orphan]);
 
   const lock = zookeeperLock(clients, resource, options);
   const startedAt = Date.now();
@@ -86,24 +81,20 @@ it("a znode of the contender's own session left ahead of it (a create whose answ
   expect(waitedMs).toBeLessThan(options.waitTimeoutMs);
   const left = await childrenOf();
   expect(left).toHaveLength(1);
-  expect(left).not.toContain(orphan.split("/").pop());
+  expect(left).not.toContain(orphan);
   expect(await lock.release()).toBe(true);
   expect(await childrenOf()).toEqual([]);
 });
 
 it("a znode of another session ahead of the contender is a holder: it waits, and is told busy at its deadline", async () => {
   const resource = `zk-other-holder-${randomUUID()}`;
-  const dir = lockPath(resource);
   const options = { ttlMs: SESSION_MS, waitTimeoutMs: 1500 };
-  const other = zookeeper.createClient(getEnv().ZOOKEEPER_HOSTS.join(","), { sessionTimeout: 4000, retries: 0 });
-  await new Promise<void>((resolve) => (other.once("connected", () => resolve()), other.connect()));
+  const other = openLockServices("test-other-holder");
   try {
-    await new Promise<void>((resolve, reject) => other.mkdirp(dir, (error) => (error ? reject(error) : resolve())));
-    await new Promise<string>((resolve, reject) =>
-      other.create(`${dir}/_c_${randomUUID().replaceAll("-", "")}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, (error, path) => (error ? reject(error) : resolve(path))));
+    await plantContender(await other.zookeeper(4000), resource);
     const lock = zookeeperLock(clients, resource, options);
     await expect(lock.acquire(Date.now() + options.waitTimeoutMs)).rejects.toMatchObject({ name: "LockBusyError" });
   } finally {
-    other.close();
+    await other.close();
   }
 });

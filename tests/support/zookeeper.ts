@@ -1,10 +1,13 @@
 /**
- * The ZooKeeper lock's contenders as the ensemble sees them, read with a client of the test's own:
- * each znode under the lock's path with the session that owns it and its age. Used to check no
- * znode is left behind, and to say in a failure what was blocking the lock.
+ * The ZooKeeper lock's contenders as the ensemble sees them, read in a session of the test's own
+ * (the app's client code, lib/lock-services.ts): each znode under the lock's path with the session
+ * that owns it and its age. Used to check no znode is left behind, to say in a failure what was
+ * blocking the lock, and to plant a contender's znode where a test needs one.
  */
+import { randomUUID } from "node:crypto";
 import zookeeper from "node-zookeeper-client";
-import { getEnv } from "@/lib/env";
+import { openLockServices } from "@/lib/lock-services";
+import { isCode, zookeeperLockPath } from "@/lib/locks/zookeeper-lock";
 
 export interface Contender {
   readonly name: string;
@@ -13,34 +16,39 @@ export interface Contender {
   readonly ageMs: number;
 }
 
-export const lockPath = (resource: string) => `/locklab/locks/${encodeURIComponent(resource)}`;
+/** One call of node-zookeeper-client as a promise. */
+export const zkCall = <T>(call: (cb: (error: unknown, result: T) => void) => void) =>
+  new Promise<T>((resolve, reject) => call((error, result) => (error ? reject(error) : resolve(result))));
 
 export async function contenders(resource = "goods:001"): Promise<Contender[]> {
-  const dir = lockPath(resource);
-  const client = zookeeper.createClient(getEnv().ZOOKEEPER_HOSTS.join(","), { sessionTimeout: 4000, retries: 0 });
-  const isNoNode = (error: unknown) => typeof (error as { getCode?: unknown }).getCode === "function"
-    && (error as zookeeper.Exception).getCode() === zookeeper.Exception.NO_NODE;
+  const dir = zookeeperLockPath(resource);
+  const services = openLockServices("test-contenders");
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("no ZooKeeper member answered")), 5000);
-      client.once("connected", () => (clearTimeout(timer), resolve()));
-      client.connect();
+    const client = await services.zookeeper(4000);
+    const children = await zkCall<string[]>((cb) => client.getChildren(dir, cb)).catch((error: unknown) => {
+      if (isCode(error, zookeeper.Exception.NO_NODE)) return [];
+      throw error;
     });
-    const children = await new Promise<string[]>((resolve, reject) =>
-      client.getChildren(dir, (error, names) => (error ? (isNoNode(error) ? resolve([]) : reject(error)) : resolve(names))));
     const found: Contender[] = [];
     for (const name of children) {
-      const stat = await new Promise<zookeeper.Stat | undefined>((resolve, reject) =>
-        client.exists(`${dir}/${name}`, (error, s) => (error ? reject(error) : resolve(s))));
-      if (!stat) continue;
-      found.push({ name, owner: stat.ephemeralOwner.toString("hex"), ageMs: Date.now() - Number(stat.ctime.readBigInt64BE()) });
+      const stat = await zkCall<zookeeper.Stat | undefined>((cb) => client.exists(`${dir}/${name}`, cb));
+      if (stat) found.push({ name, owner: stat.ephemeralOwner.toString("hex"), ageMs: Date.now() - Number(stat.ctime.readBigInt64BE()) });
     }
     return found;
   } finally {
-    client.close();
+    await services.close();
   }
 }
 
 /** One line per contender, for a failure message. */
 export const describeContenders = (found: readonly Contender[]) =>
   found.length ? found.map((c) => `${c.name} (session ${c.owner}, ${c.ageMs} ms old)`).join("; ") : "no znode under the lock's path";
+
+/** A contender's znode, named as the lock names its own, created in `client`'s session: its name. */
+export async function plantContender(client: zookeeper.Client, resource: string): Promise<string> {
+  const dir = zookeeperLockPath(resource);
+  await zkCall<string>((cb) => client.mkdirp(dir, cb));
+  const path = await zkCall<string>((cb) =>
+    client.create(`${dir}/_c_${randomUUID().replaceAll("-", "")}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
+  return path.slice(dir.length + 1);
+}
