@@ -58,15 +58,30 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
     sessionEnded = true;
   };
   client.on("error", onSessionError);
+  const giveBack = () => {
+    client.off("error", onSessionError);
+    client.release(sessionEnded);
+  };
   // An error of the critical section itself passes through as it is.
   let fromCritical = false;
+  // Set when the buyer is answered busy at its deadline while the lock's statements are still out.
+  let taking: Promise<void> | undefined;
   try {
-    await client.query("BEGIN");
     // A wait timeout of 0 is "try once, never wait": NOWAIT (a lock_timeout of 0 would wait forever).
     const nowait = variant.nowait || options.waitTimeoutMs <= 0;
-    const waitLeftMs = Math.max(1, options.waitTimeoutMs - (Date.now() - startedAt));
-    if (!nowait) await client.query(`SET LOCAL lock_timeout = ${Math.floor(waitLeftMs)}`);
-    await lockInTransaction(client, variant.lockOn ?? "row", resource, nowait, options.waitTimeoutMs);
+    const lockTaken = (async () => {
+      await client.query("BEGIN");
+      const waitLeftMs = Math.max(1, options.waitTimeoutMs - (Date.now() - startedAt));
+      if (!nowait) await client.query(`SET LOCAL lock_timeout = ${Math.floor(waitLeftMs)}`);
+      await lockInTransaction(client, variant.lockOn ?? "row", resource, nowait, options.waitTimeoutMs);
+    })();
+    // The buyer's wait ends on this process's clock, not when a loaded Postgres gets round to its
+    // lock_timeout (which stays as the server's own bound on the wait).
+    if (nowait) await lockTaken;
+    else await byDeadline(lockTaken, startedAt + options.waitTimeoutMs, () => {
+      taking = lockTaken;
+      return new LockBusyError(resource, options.waitTimeoutMs);
+    });
     // The lease starts when this statement is sent: Postgres counts the idle time after answering it.
     const sentAt = now();
     const { rows: [lease] } = await client.query<{ token: string }>(
@@ -93,13 +108,58 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
     await client.query("COMMIT").catch(() => {
       sessionEnded = true;
     });
+    giveBack();
     return result;
   } catch (error) {
+    const outcome = fromCritical ? error : classifyPgError(error, resource, options.waitTimeoutMs);
+    if (taking || outcome instanceof LockBusyError) {
+      // Busy is answered now; the transaction is rolled back (freeing a row lock granted after the
+      // deadline) and the connection returned once its statements are back — not on the buyer's time.
+      void letGoLater(client, taking, () => sessionEnded, (ended) => (sessionEnded ||= ended), giveBack);
+      throw outcome;
+    }
     if (!sessionEnded) await client.query("ROLLBACK").catch(() => (sessionEnded = true));
-    throw fromCritical ? error : classifyPgError(error, resource, options.waitTimeoutMs);
+    giveBack();
+    throw outcome;
+  }
+}
+
+/** How long a connection answered busy at its deadline may take to come back before it is closed instead. */
+const LET_GO_BOUND_MS = 10_000;
+
+/** Rolls back and returns a connection whose buyer was already answered, within LET_GO_BOUND_MS. */
+async function letGoLater(client: PoolClient, taking: Promise<void> | undefined, ended: () => boolean, markEnded: (ended: boolean) => void, giveBack: () => void): Promise<void> {
+  let returned = false;
+  const bound = setTimeout(() => {
+    // A statement still out after this long: the connection is closed rather than lent again.
+    if (returned) return;
+    returned = true;
+    markEnded(true);
+    giveBack();
+  }, LET_GO_BOUND_MS);
+  bound.unref?.();
+  try {
+    await taking?.catch(() => {});
+    if (!ended()) await client.query("ROLLBACK").catch(() => markEnded(true));
   } finally {
-    client.off("error", onSessionError);
-    client.release(sessionEnded);
+    clearTimeout(bound);
+    if (!returned) {
+      returned = true;
+      giveBack();
+    }
+  }
+}
+
+/** `work`, or `busy()` thrown at `deadline` (epoch ms) if it is not done by then; its late result is left to the caller. */
+async function byDeadline(work: Promise<void>, deadline: number, busy: () => Error): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(busy()), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
