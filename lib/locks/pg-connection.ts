@@ -19,13 +19,9 @@ export async function connectForLock(pool: Pool, resource: string, waitTimeoutMs
     throw new LockBusyError(resource, waitTimeoutMs, `all ${pool.options.max} lock connections are held by holders and waiters`);
   }
   const connectMs = waitTimeoutMs > 0 ? waitTimeoutMs : CONNECT_FOR_ONE_TRY_MS;
-  let timer: NodeJS.Timeout | undefined;
   const connecting = pool.connect();
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("timeout")), connectMs);
-  });
   try {
-    return await Promise.race([connecting, timedOut]);
+    return await within(connecting, connectMs, () => new Error("timeout"));
   } catch (error) {
     // A connection that arrives after we gave up goes straight back.
     connecting.then((late) => late.release(), () => {});
@@ -33,6 +29,20 @@ export async function connectForLock(pool: Pool, resource: string, waitTimeoutMs
       throw new LockBusyError(resource, waitTimeoutMs, `all ${pool.options.max} lock connections are held by holders and waiters`);
     }
     throw new LockUnavailableError(`PostgreSQL unavailable: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * `work`'s result, or `late()` thrown once `ms` have passed without one. `work` goes on: what it
+ * does after that (a connection that comes, a statement that ends) is the caller's to put right.
+ */
+export async function within<T>(work: Promise<T>, ms: number, late: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late()), Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([work, timedOut]);
   } finally {
     clearTimeout(timer);
   }

@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from "pg";
 import type { LockClients } from "./clients";
 import { advisoryKey } from "./keys";
 import { driftMs, now } from "./lease";
-import { classifyPgError, connectForLock } from "./pg-connection";
+import { classifyPgError, connectForLock, within } from "./pg-connection";
 import { LockBusyError, LockUnavailableError, type HeldLock, type LockOptions, type LockStrategy } from "./types";
 
 /**
@@ -51,25 +51,25 @@ export function createRowLock(clients: LockClients, variant: RowLockVariant): Lo
 async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: string, options: LockOptions, critical: (held: HeldLock) => Promise<T>): Promise<T> {
   const startedAt = Date.now();
   const client = await connectForLock(pool, resource, options.waitTimeoutMs);
-  let sessionEnded = false;
   // Postgres ending the session (the lease ran out) is an 'error' event on a checked-out client:
   // expected here, and never an uncaught exception.
+  const session: Session = { client, ended: false, giveBack: () => {} };
   const onSessionError = () => {
-    sessionEnded = true;
+    session.ended = true;
   };
   client.on("error", onSessionError);
-  const giveBack = () => {
+  session.giveBack = () => {
     client.off("error", onSessionError);
-    client.release(sessionEnded);
+    client.release(session.ended);
   };
   // An error of the critical section itself passes through as it is.
   let fromCritical = false;
   // Set when the buyer is answered busy at its deadline while the lock's statements are still out.
-  let taking: Promise<void> | undefined;
+  let stillOut: Promise<void> | undefined;
   try {
     // A wait timeout of 0 is "try once, never wait": NOWAIT (a lock_timeout of 0 would wait forever).
     const nowait = variant.nowait || options.waitTimeoutMs <= 0;
-    const lockTaken = (async () => {
+    const taking = (async () => {
       await client.query("BEGIN");
       const waitLeftMs = Math.max(1, options.waitTimeoutMs - (Date.now() - startedAt));
       if (!nowait) await client.query(`SET LOCAL lock_timeout = ${Math.floor(waitLeftMs)}`);
@@ -77,9 +77,9 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
     })();
     // The buyer's wait ends on this process's clock, not when a loaded Postgres gets round to its
     // lock_timeout (which stays as the server's own bound on the wait).
-    if (nowait) await lockTaken;
-    else await byDeadline(lockTaken, startedAt + options.waitTimeoutMs, () => {
-      taking = lockTaken;
+    if (nowait) await taking;
+    else await within(taking, startedAt + options.waitTimeoutMs - Date.now(), () => {
+      stillOut = taking;
       return new LockBusyError(resource, options.waitTimeoutMs);
     });
     // The lease starts when this statement is sent: Postgres counts the idle time after answering it.
@@ -106,60 +106,54 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
     // the session ended by its lease, a reset connection — the holder's write is what it is, and
     // failing the purchase now would lose the unit it took. The connection is not reused.
     await client.query("COMMIT").catch(() => {
-      sessionEnded = true;
+      session.ended = true;
     });
-    giveBack();
+    session.giveBack();
     return result;
   } catch (error) {
     const outcome = fromCritical ? error : classifyPgError(error, resource, options.waitTimeoutMs);
-    if (taking || outcome instanceof LockBusyError) {
+    if (stillOut || outcome instanceof LockBusyError) {
       // Busy is answered now; the transaction is rolled back (freeing a row lock granted after the
       // deadline) and the connection returned once its statements are back — not on the buyer's time.
-      void letGoLater(client, taking, () => sessionEnded, (ended) => (sessionEnded ||= ended), giveBack);
+      void letGoLater(session, stillOut);
       throw outcome;
     }
-    if (!sessionEnded) await client.query("ROLLBACK").catch(() => (sessionEnded = true));
-    giveBack();
+    if (!session.ended) await client.query("ROLLBACK").catch(() => (session.ended = true));
+    session.giveBack();
     throw outcome;
   }
+}
+
+/** A lock connection as withRowLock holds it: whether Postgres ended its session, and how it goes back to the pool. */
+interface Session {
+  readonly client: PoolClient;
+  ended: boolean;
+  giveBack: () => void;
 }
 
 /** How long a connection answered busy at its deadline may take to come back before it is closed instead. */
 const LET_GO_BOUND_MS = 10_000;
 
-/** Rolls back and returns a connection whose buyer was already answered, within LET_GO_BOUND_MS. */
-async function letGoLater(client: PoolClient, taking: Promise<void> | undefined, ended: () => boolean, markEnded: (ended: boolean) => void, giveBack: () => void): Promise<void> {
+/** Rolls back and returns a connection whose buyer was already answered, once `stillOut` is back (within LET_GO_BOUND_MS). */
+async function letGoLater(session: Session, stillOut: Promise<void> | undefined): Promise<void> {
   let returned = false;
-  const bound = setTimeout(() => {
-    // A statement still out after this long: the connection is closed rather than lent again.
+  const giveBackOnce = () => {
     if (returned) return;
     returned = true;
-    markEnded(true);
-    giveBack();
+    session.giveBack();
+  };
+  // A statement still out after this long: the connection is closed rather than lent again.
+  const bound = setTimeout(() => {
+    session.ended = true;
+    giveBackOnce();
   }, LET_GO_BOUND_MS);
   bound.unref?.();
   try {
-    await taking?.catch(() => {});
-    if (!ended()) await client.query("ROLLBACK").catch(() => markEnded(true));
+    await stillOut?.catch(() => {});
+    if (!session.ended) await session.client.query("ROLLBACK").catch(() => (session.ended = true));
   } finally {
     clearTimeout(bound);
-    if (!returned) {
-      returned = true;
-      giveBack();
-    }
-  }
-}
-
-/** `work`, or `busy()` thrown at `deadline` (epoch ms) if it is not done by then; its late result is left to the caller. */
-async function byDeadline(work: Promise<void>, deadline: number, busy: () => Error): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(busy()), Math.max(0, deadline - Date.now()));
-  });
-  try {
-    await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
+    giveBackOnce();
   }
 }
 
