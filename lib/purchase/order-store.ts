@@ -2,6 +2,7 @@ import type { PoolClient } from "pg";
 import { getPool } from "../db";
 import { getRedis } from "../redis";
 import { saleCounterKeys } from "../sale/keys";
+import { isConnectionError } from "../store-call";
 
 /**
  * The durable record of every sale: the order row. Its insert is idempotent on the reservation
@@ -31,31 +32,136 @@ export interface RecordedOrder {
 }
 
 /**
- * One prepared statement straight on the pg pool: on Prisma's JS engine every `create` is compiled
+ * Prepared statements straight on the pg pool: on Prisma's JS engine every `create` is compiled
  * anew (about 1 ms of CPU), and this is the one query every purchase runs. On a reservation already
- * recorded it returns that row (the no-op update makes RETURNING answer for it; `xmax = 0` only on
- * a fresh insert). `created_at` is
- * stored in UTC, as Prisma stores it.
+ * recorded they return that row (the no-op update makes RETURNING answer for it; `xmax = 0` only on
+ * a fresh insert). `created_at` is stored in UTC, as Prisma stores it.
  */
 const UPSERT_ORDER = {
   name: "locklab-upsert-order",
   text: `INSERT INTO orders (reservation, sku, sale_id, run_id, strategy, instance, buyer, stock_seen, status, reconciled, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ($11::timestamptz AT TIME ZONE 'UTC'))
          ON CONFLICT (reservation) DO UPDATE SET reservation = EXCLUDED.reservation
-         RETURNING id, status, (created_at AT TIME ZONE 'UTC') AS created_at, (xmax = 0) AS inserted`,
+         RETURNING reservation, id, status, (created_at AT TIME ZONE 'UTC') AS created_at, (xmax = 0) AS inserted`,
 };
 
-export async function recordOrder(order: NewOrder, client: Pick<PoolClient, "query"> = getPool()): Promise<RecordedOrder> {
-  const { rows } = await client.query<{ id: number; status: "sold" | "returned"; created_at: Date; inserted: boolean }>({
-    ...UPSERT_ORDER,
-    values: [
-      order.reservation, order.sku, order.saleId, order.runId, order.strategy, order.instance, order.buyer, order.unit,
-      order.status, order.reconciled, new Date().toISOString(),
-    ],
+/** The same for many orders in one statement and one commit: one array per column. */
+const UPSERT_ORDERS = {
+  name: "locklab-upsert-orders",
+  text: `INSERT INTO orders (reservation, sku, sale_id, run_id, strategy, instance, buyer, stock_seen, status, reconciled, created_at)
+         SELECT r, sku, sale_id, run_id, strategy, instance, buyer, unit, status, reconciled, (at AT TIME ZONE 'UTC')
+           FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::bool[], $11::timestamptz[])
+             AS t(r, sku, sale_id, run_id, strategy, instance, buyer, unit, status, reconciled, at)
+         ON CONFLICT (reservation) DO UPDATE SET reservation = EXCLUDED.reservation
+         RETURNING reservation, id, status, (created_at AT TIME ZONE 'UTC') AS created_at, (xmax = 0) AS inserted`,
+};
+
+interface OrderRow { reservation: string; id: number; status: "sold" | "returned"; created_at: Date; inserted: boolean }
+
+const recorded = (row: OrderRow): RecordedOrder =>
+  ({ id: Number(row.id), status: row.status, createdAt: new Date(row.created_at), inserted: row.inserted });
+
+/**
+ * Records an order, idempotently on its reservation. On `client` (the reconciler's transaction) it
+ * is one statement there. Otherwise it joins the order batches: a purchase's answer still waits
+ * for its own row's commit, but a burst of purchases shares statements and commits instead of
+ * queueing for a pool connection each.
+ */
+export async function recordOrder(order: NewOrder, client?: Pick<PoolClient, "query">): Promise<RecordedOrder> {
+  if (client) return recorded(await upsertOne(order, new Date().toISOString(), client));
+  return new Promise<RecordedOrder>((resolve, reject) => {
+    const waiting: Waiting = { order, at: new Date().toISOString(), resolve, reject };
+    waiting.timer = setTimeout(() => giveUp(waiting), QUEUE_BOUND_MS);
+    queue.push(waiting);
+    sendBatches();
   });
-  const row = rows[0];
-  if (!row) throw new Error("the order upsert returned no row");
-  return { id: Number(row.id), status: row.status, createdAt: new Date(row.created_at), inserted: row.inserted };
+}
+
+async function upsertOne(order: NewOrder, at: string, client: Pick<PoolClient, "query"> = getPool()): Promise<OrderRow> {
+  const { rows } = await client.query<OrderRow>({ ...UPSERT_ORDER, values: [...columnsOf(order), at] });
+  if (!rows[0]) throw new Error("the order upsert returned no row");
+  return rows[0];
+}
+
+const columnsOf = (o: NewOrder): unknown[] => [o.reservation, o.sku, o.saleId, o.runId, o.strategy, o.instance, o.buyer, o.unit, o.status, o.reconciled];
+
+/**
+ * The order batches (group commit). At most BATCHES_OUT statements are out at once, so a burst
+ * holds a few pool connections, not the whole pool: a lone buyer's order goes out at once, and
+ * while the batches are out the next orders gather and go together, up to BATCH_ROWS in one
+ * statement, when one comes back. Before, a thousand buyers each waited for one of the pool's
+ * connections and those that waited past its 3 s connect timeout were answered 503 with a healthy
+ * Postgres (docs/benchmarks.md). An order still waiting to go out after QUEUE_BOUND_MS (Postgres
+ * stalled) is answered as the pool's timeout was: its unit stays reserved for the reconciler.
+ */
+const BATCHES_OUT = 4;
+const BATCH_ROWS = 250;
+const QUEUE_BOUND_MS = 10_000;
+
+interface Waiting {
+  readonly order: NewOrder;
+  readonly at: string;
+  readonly resolve: (order: RecordedOrder) => void;
+  readonly reject: (error: unknown) => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+const queue: Waiting[] = [];
+let batchesOut = 0;
+
+function giveUp(waiting: Waiting): void {
+  const at = queue.indexOf(waiting);
+  if (at < 0) return;
+  queue.splice(at, 1);
+  waiting.reject(new Error(`the order waited ${QUEUE_BOUND_MS} ms for Postgres behind ${batchesOut} batches of orders that did not come back`));
+}
+
+function sendBatches(): void {
+  while (queue.length > 0 && batchesOut < BATCHES_OUT) {
+    const batch = queue.splice(0, BATCH_ROWS);
+    for (const waiting of batch) clearTimeout(waiting.timer);
+    batchesOut++;
+    void sendBatch(batch).finally(() => {
+      batchesOut--;
+      sendBatches();
+    });
+  }
+}
+
+async function sendBatch(batch: readonly Waiting[]): Promise<void> {
+  // One row per reservation: a statement may not upsert the same row twice. Its waiters share the row.
+  const byReservation = new Map<string, Waiting[]>();
+  for (const waiting of batch) byReservation.set(waiting.order.reservation, [...(byReservation.get(waiting.order.reservation) ?? []), waiting]);
+  const firsts = [...byReservation.values()].map((waiters) => waiters[0]!);
+  let rows: OrderRow[];
+  try {
+    if (firsts.length === 1) rows = [await upsertOne(firsts[0]!.order, firsts[0]!.at)];
+    else {
+      const table = firsts.map((waiting) => [...columnsOf(waiting.order), waiting.at]);
+      const columns = table[0]!.map((_, column) => table.map((row) => row[column]));
+      rows = (await getPool().query<OrderRow>({ ...UPSERT_ORDERS, values: columns })).rows;
+    }
+  } catch (error) {
+    // One bad row (its sale deleted meanwhile) must not fail the others: each goes again alone.
+    // Postgres not answering fails them all, as one insert each would.
+    if (firsts.length === 1 || isConnectionError(error)) {
+      for (const waiting of batch) waiting.reject(error);
+      return;
+    }
+    await Promise.all([...byReservation.values()].map((waiters) =>
+      upsertOne(waiters[0]!.order, waiters[0]!.at).then((row) => answer(waiters, row), (alone: unknown) => waiters.forEach((w) => w.reject(alone)))));
+    return;
+  }
+  const found = new Map(rows.map((row) => [row.reservation, row]));
+  for (const [reservation, waiters] of byReservation) answer(waiters, found.get(reservation));
+}
+
+function answer(waiters: readonly Waiting[], row: OrderRow | undefined): void {
+  waiters.forEach((waiting, index) => {
+    if (!row) waiting.reject(new Error("the order upsert returned no row"));
+    // A second waiter of one reservation finds the row the first one wrote.
+    else waiting.resolve({ ...recorded(row), inserted: row.inserted && index === 0 });
+  });
 }
 
 /** The reservation is settled by its order: drop it from the pending hash (the reconciler would too). */
