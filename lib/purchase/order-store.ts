@@ -142,14 +142,16 @@ async function sendBatch(batch: readonly Waiting[]): Promise<void> {
       rows = (await getPool().query<OrderRow>({ ...UPSERT_ORDERS, values: columns })).rows;
     }
   } catch (error) {
-    // One bad row (its sale deleted meanwhile) must not fail the others: each goes again alone.
-    // Postgres not answering fails them all, as one insert each would.
+    // One bad row (its sale deleted meanwhile) must not fail the others: each goes again alone, one
+    // after another on this batch's turn (not the whole pool at once). Postgres not answering fails
+    // them all, as one insert each would.
     if (firsts.length === 1 || isConnectionError(error)) {
       for (const waiting of batch) waiting.reject(error);
       return;
     }
-    await Promise.all([...byReservation.values()].map((waiters) =>
-      upsertOne(waiters[0]!.order, waiters[0]!.at).then((row) => answer(waiters, row), (alone: unknown) => waiters.forEach((w) => w.reject(alone)))));
+    for (const waiters of byReservation.values()) {
+      await upsertOne(waiters[0]!.order, waiters[0]!.at).then((row) => answer(waiters, row), (alone: unknown) => waiters.forEach((w) => w.reject(alone)));
+    }
     return;
   }
   const found = new Map(rows.map((row) => [row.reservation, row]));
