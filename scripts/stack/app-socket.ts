@@ -14,9 +14,13 @@ export const LISTEN_BACKLOG = 4096;
 /**
  * Descriptors of its one listening socket an instance gets, each accepting one connection per turn
  * of its event loop (libuv accepts one per handle per turn): a burst of nginx connections is taken
- * in within a few turns instead of one turn per connection.
+ * in within a few turns instead of one turn per connection. 64, not 16: at the start of a
+ * 1,000-buyer point nginx opens ~500 connections to each instance at once, and under that burst a
+ * turn is long; with 16 the accept queues held up to 760 connections for 3–7.5 s and a run could
+ * answer hundreds of buyers busy before their handler ran; with 64 they drained in 1–1.5 s
+ * (docs/benchmarks.md, "The order insert in batches").
  */
-export const ACCEPTORS = 16;
+export const ACCEPTORS = 64;
 
 /** Binds the socket; it must be handed over and closed in the same tick (see handOver). */
 export function bindAppSocket(host: string, port: number): Promise<net.Server> {
