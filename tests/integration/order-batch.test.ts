@@ -67,7 +67,7 @@ describe("orders recorded in batches", () => {
     expect(new Set(recorded.map((r) => r.id)).size).toBe(60);
     expect(recorded.every((r) => r.status === "sold" && r.inserted)).toBe(true);
     const { rows } = await admin.query<{ reservation: string; id: number; buyer: string; stock_seen: number; created_at: Date; tx: string }>(
-      "SELECT reservation, id, buyer, stock_seen, created_at, xmin::text AS tx FROM orders WHERE sale_id = $1 AND reservation = ANY($2)",
+      "SELECT reservation, id, buyer, stock_seen, (created_at AT TIME ZONE 'UTC') AS created_at, xmin::text AS tx FROM orders WHERE sale_id = $1 AND reservation = ANY($2)",
       [saleId, orders.map((o) => o.reservation)]);
     expect(rows).toHaveLength(60);
     const byReservation = new Map(rows.map((row) => [row.reservation, row]));
