@@ -6,10 +6,11 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { closeDb } from "@/lib/db";
 import { recordOrder, type NewOrder, type RecordedOrder } from "@/lib/purchase/order-store";
 import { SKU } from "@/lib/sale/keys";
+import { stallOrders } from "../support/order-stall";
 import { sleep, waitFor } from "../support/wait";
 
 const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
@@ -34,34 +35,16 @@ const order = (unit: number, overrides: Partial<NewOrder> = {}): NewOrder => ({
   buyer: `batch-buyer-${unit}`, unit, status: "sold", reconciled: false, ...overrides,
 });
 
-/** Holds inserts into `orders` until the returned function is called, so the calls meanwhile gather. */
-async function stallOrders(): Promise<() => Promise<void>> {
-  const staller = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await staller.connect();
-  await staller.query("BEGIN");
-  await staller.query("LOCK TABLE orders IN SHARE ROW EXCLUSIVE MODE");
-  return async () => {
-    await staller.query("COMMIT");
-    await staller.end();
-  };
-}
-
-async function insertsWaiting(): Promise<number> {
-  const { rows } = await admin.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO orders%' AND datname = current_database()`);
-  return rows[0]!.n;
-}
-
 describe("orders recorded in batches", () => {
   it("orders that arrive together share commits, and each caller gets its own row", async () => {
-    const release = await stallOrders();
+    const stall = await stallOrders();
+    onTestFinished(() => stall.release());
     const orders = Array.from({ length: 60 }, (_, i) => order(i + 1));
     const calledAt = Date.now();
     const answers = Promise.all(orders.map((o) => recordOrder(o)));
-    await waitFor(insertsWaiting, { until: (n) => n > 0, timeoutMs: 5000, what: "order inserts waiting on the stalled table" });
+    await waitFor(stall.insertsWaiting, { until: (n) => n > 0, timeoutMs: 5000, what: "order inserts waiting on the stalled table" });
     await sleep(200);
-    await release();
+    await stall.release();
     const recorded = await answers;
 
     expect(new Set(recorded.map((r) => r.id)).size).toBe(60);
@@ -86,7 +69,8 @@ describe("orders recorded in batches", () => {
   it("the same reservation twice in one batch is one row; a reservation the reconciler returned stays returned", async () => {
     const tombstoned = order(100, { status: "returned", reconciled: true });
     await recordOrder(tombstoned, admin);
-    const release = await stallOrders();
+    const stall = await stallOrders();
+    onTestFinished(() => stall.release());
     const twice = order(101);
     const others = Array.from({ length: 10 }, (_, i) => order(110 + i));
     const answers = Promise.all([
@@ -94,8 +78,8 @@ describe("orders recorded in batches", () => {
       recordOrder(twice), recordOrder({ ...tombstoned, status: "sold", reconciled: false }), recordOrder(twice),
       ...others.slice(5).map((o) => recordOrder(o)),
     ]);
-    await waitFor(insertsWaiting, { until: (n) => n > 0, timeoutMs: 5000, what: "order inserts waiting on the stalled table" });
-    await release();
+    await waitFor(stall.insertsWaiting, { until: (n) => n > 0, timeoutMs: 5000, what: "order inserts waiting on the stalled table" });
+    await stall.release();
     const recorded: RecordedOrder[] = await answers;
     const [first, late, second] = [recorded[5]!, recorded[6]!, recorded[7]!];
 
@@ -109,12 +93,13 @@ describe("orders recorded in batches", () => {
   });
 
   it("a row Postgres refuses fails alone: the orders sent with it are recorded", async () => {
-    const release = await stallOrders();
+    const stall = await stallOrders();
+    onTestFinished(() => stall.release());
     const good = Array.from({ length: 12 }, (_, i) => order(200 + i));
     const bad = order(299, { saleId: 2_000_000_000 });
     const answers = Promise.allSettled([...good.slice(0, 6), bad, ...good.slice(6)].map((o) => recordOrder(o)));
-    await waitFor(insertsWaiting, { until: (n) => n > 0, timeoutMs: 5000, what: "order inserts waiting on the stalled table" });
-    await release();
+    await waitFor(stall.insertsWaiting, { until: (n) => n > 0, timeoutMs: 5000, what: "order inserts waiting on the stalled table" });
+    await stall.release();
     const settled = await answers;
 
     const refused = settled[6]!;

@@ -7,11 +7,11 @@
  * those that waited past the pool's 3 s connect timeout were answered `503 unavailable` (716 of
  * 1,000 `atomic` buyers in a benchmark run, on a healthy Postgres).
  */
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/sale/config";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { PUBLIC_URL, blastUntilBought, instanceUrl, prepareSale } from "../support/stack";
+import { stallOrders } from "../support/order-stall";
 import { sleep, waitFor } from "../support/wait";
 
 const STOCK = 300;
@@ -42,31 +42,19 @@ describe("a burst of buyers while Postgres stalls on the orders table", () => {
     // still turn its first buyer away while its order-store breaker probes (postgres-down.test.ts).
     let before = 0;
     for (const index of [0, 1]) before += (await blastUntilBought(instanceUrl(index), 1)).bought;
-    const staller = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await staller.connect();
-    let stalled = false;
+    const stall = await stallOrders();
     let soldInBurst = 0;
     try {
-      await staller.query("BEGIN");
-      // Reads go on (the store's pages, the sale's figures); inserts wait for this lock.
-      await staller.query("LOCK TABLE orders IN SHARE ROW EXCLUSIVE MODE");
-      stalled = true;
+      // Reads go on (the store's pages, the sale's figures); inserts wait for the held table.
       const burst = buy(BUYERS);
       // The fault happened: order inserts are waiting on the lock in Postgres.
-      const waitingInserts = async () => {
-        const { rows } = await staller.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO orders%' AND datname = current_database()`);
-        return rows[0]!.n;
-      };
-      await waitFor(waitingInserts, { until: (n) => n > 0, timeoutMs: 10_000, what: "order inserts waiting on the orders table" })
+      await waitFor(stall.insertsWaiting, { until: (n) => n > 0, timeoutMs: 10_000, what: "order inserts waiting on the orders table" })
         .catch(async (error: unknown) => {
           throw new Error(`${(error as Error).message}; the buyers were answered ${JSON.stringify(await burst)}`);
         });
       await sleep(STALL_MS);
-      expect(await waitingInserts(), "inserts still waiting at the end of the stall").toBeGreaterThan(0);
-      await staller.query("COMMIT");
-      stalled = false;
+      expect(await stall.insertsWaiting(), "inserts still waiting at the end of the stall").toBeGreaterThan(0);
+      await stall.release();
 
       const answers = await burst;
       const bought = answers.filter((a) => a.status === 201).length;
@@ -81,8 +69,7 @@ describe("a burst of buyers while Postgres stalls on the orders table", () => {
       expect(bought, JSON.stringify(others)).toBeGreaterThanOrEqual(BUYERS - 3);
       soldInBurst = bought;
     } finally {
-      if (stalled) await staller.query("ROLLBACK").catch(() => {});
-      await staller.end();
+      await stall.release();
     }
     const settled = await settledSale();
     expect(honest(settled)).toEqual(HONEST);
