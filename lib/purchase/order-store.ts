@@ -93,6 +93,10 @@ const columnsOf = (o: NewOrder): unknown[] => [o.reservation, o.sku, o.saleId, o
  * connections and those that waited past its 3 s connect timeout were answered 503 with a healthy
  * Postgres (docs/benchmarks.md). An order still waiting to go out after QUEUE_BOUND_MS (Postgres
  * stalled) is answered as the pool's timeout was: its unit stays reserved for the reconciler.
+ * The reconciler does not wait for that bound: it settles any reservation older than a few seconds,
+ * so an order that waited long may find its unit put back (its tombstone, answered as such). While
+ * the reconciler's transaction is open, the batch carrying that order waits with it, for as long as
+ * the give-back's lock wait: slower answers for its batch-mates, no figure changed.
  */
 const BATCHES_OUT = 4;
 const BATCH_ROWS = 250;
@@ -121,7 +125,7 @@ function sendBatches(): void {
     const batch = queue.splice(0, BATCH_ROWS);
     for (const waiting of batch) clearTimeout(waiting.timer);
     batchesOut++;
-    void sendBatch(batch).finally(() => {
+    void sendBatch(batch).catch((error: unknown) => batch.forEach((waiting) => waiting.reject(error))).finally(() => {
       batchesOut--;
       sendBatches();
     });
@@ -143,9 +147,10 @@ async function sendBatch(batch: readonly Waiting[]): Promise<void> {
     }
   } catch (error) {
     // One bad row (its sale deleted meanwhile) must not fail the others: each goes again alone, one
-    // after another on this batch's turn (not the whole pool at once). Postgres not answering fails
-    // them all, as one insert each would.
-    if (firsts.length === 1 || isConnectionError(error)) {
+    // after another on this batch's turn (not the whole pool at once). An error no single row caused
+    // (Postgres not answering, the statement cancelled, no connection slot left) fails them all at
+    // once, as one insert each would: sent again one by one, they would wait the same stall in turn.
+    if (firsts.length === 1 || isConnectionError(error) || !isRowError(error)) {
       for (const waiting of batch) waiting.reject(error);
       return;
     }
@@ -156,6 +161,12 @@ async function sendBatch(batch: readonly Waiting[]): Promise<void> {
   }
   const found = new Map(rows.map((row) => [row.reservation, row]));
   for (const [reservation, waiters] of byReservation) answer(waiters, found.get(reservation));
+}
+
+/** An error one row's values cause: a data exception (class 22) or a broken constraint (class 23). */
+function isRowError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 }
 
 function answer(waiters: readonly Waiting[], row: OrderRow | undefined): void {

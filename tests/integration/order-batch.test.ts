@@ -110,4 +110,29 @@ describe("orders recorded in batches", () => {
       "SELECT count(*)::int AS n FROM orders WHERE reservation = ANY($1)", [good.map((o) => o.reservation)]);
     expect(rows[0]!.n).toBe(12);
   });
+  it("a batch whose statement is cancelled answers every order in it at once, instead of sending each again into the stall", async () => {
+    const stall = await stallOrders();
+    onTestFinished(() => stall.release());
+    const orders = Array.from({ length: 40 }, (_, i) => order(300 + i));
+    const settled = Promise.allSettled(orders.map((o) => recordOrder(o)));
+    // The first statements go out alone and wait; the rest gather behind them.
+    await waitFor(stall.insertsWaiting, { until: (n) => n > 0, timeoutMs: 5000, what: "the first order inserts waiting on the stalled table" });
+    await sleep(200);
+    const first = await stall.cancelWaitingInserts();
+    expect(first).toBeGreaterThan(0);
+    // Their slots free, the gathered orders go out together in one statement, into the same stall.
+    await waitFor(stall.insertsWaiting, { until: (n) => n > 0, timeoutMs: 5000, what: "the gathered batch waiting on the stalled table" });
+    await sleep(200);
+    expect(await stall.cancelWaitingInserts()).toBeGreaterThan(0);
+    // The table is still held: each order is answered now, not one stall after another.
+    const answers = await Promise.race([settled, sleep(3000).then(() => "still waiting" as const)]);
+    expect(answers).not.toBe("still waiting");
+    const results = answers as PromiseSettledResult<RecordedOrder>[];
+    expect(results.every((r) => r.status === "rejected" && (r.reason as { code?: string }).code === "57014")).toBe(true);
+    expect(await stall.insertsWaiting()).toBe(0);
+    await stall.release();
+    const { rows } = await admin.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM orders WHERE reservation = ANY($1)", [orders.map((o) => o.reservation)]);
+    expect(rows[0]!.n).toBe(0);
+  });
 });

@@ -4,6 +4,8 @@ import pg from "pg";
 export interface OrdersStall {
   /** Order inserts waiting on the held table now, from pg_stat_activity: the stall is really in force. */
   insertsWaiting(): Promise<number>;
+  /** Cancels the order inserts waiting on the held table (as an operator's pg_cancel_backend would); how many. */
+  cancelWaitingInserts(): Promise<number>;
   /** Lets the inserts go (commits the holding transaction) and closes the session. */
   release(): Promise<void>;
 }
@@ -23,12 +25,16 @@ export async function stallOrders(): Promise<OrdersStall> {
     if (!held) await Promise.all([session.end(), watcher.end()]);
   }
   let released = false;
+  const WAITING_INSERTS = `FROM pg_stat_activity
+    WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO orders%' AND datname = current_database()`;
   return {
     async insertsWaiting() {
-      const { rows } = await watcher.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO orders%' AND datname = current_database()`);
+      const { rows } = await watcher.query<{ n: number }>(`SELECT count(*)::int AS n ${WAITING_INSERTS}`);
       return rows[0]!.n;
+    },
+    async cancelWaitingInserts() {
+      const { rows } = await watcher.query<{ cancelled: boolean }>(`SELECT pg_cancel_backend(pid) AS cancelled ${WAITING_INSERTS}`);
+      return rows.filter((row) => row.cancelled).length;
     },
     async release() {
       if (released) return;
