@@ -2,7 +2,6 @@ import type { PoolClient } from "pg";
 import { getPool } from "../db";
 import { getRedis } from "../redis";
 import { saleCounterKeys } from "../sale/keys";
-import { isConnectionError } from "../store-call";
 
 /**
  * The durable record of every sale: the order row. Its insert is idempotent on the reservation
@@ -150,7 +149,7 @@ async function sendBatch(batch: readonly Waiting[]): Promise<void> {
     // after another on this batch's turn (not the whole pool at once). An error no single row caused
     // (Postgres not answering, the statement cancelled, no connection slot left) fails them all at
     // once, as one insert each would: sent again one by one, they would wait the same stall in turn.
-    if (firsts.length === 1 || isConnectionError(error) || !isRowError(error)) {
+    if (firsts.length === 1 || !isRowError(error)) {
       for (const waiting of batch) waiting.reject(error);
       return;
     }

@@ -110,6 +110,7 @@ describe("orders recorded in batches", () => {
       "SELECT count(*)::int AS n FROM orders WHERE reservation = ANY($1)", [good.map((o) => o.reservation)]);
     expect(rows[0]!.n).toBe(12);
   });
+
   it("a batch whose statement is cancelled answers every order in it at once, instead of sending each again into the stall", async () => {
     const stall = await stallOrders();
     onTestFinished(() => stall.release());
