@@ -30,8 +30,13 @@ for (const locale of LOCALES) {
     const run = card.locator(".toolbar button.primary");
     await expect(run).toBeEnabled({ timeout: 30_000 });
     await run.click();
+    // The card keeps its last run's verdict (an earlier test's): first see this click start a new run, or the
+    // checks below would read the old verdict while the new run still holds the stack.
+    await expect(card.getByTestId("verdict")).toContainText(new RegExp(`${messages.lab.caseWaiting}|${messages.lab.caseRunning}`));
     await expect(card.getByTestId("verdict")).toContainText(messages.lab.pitfallAppeared, { timeout: 60_000 });
     await expect(card.getByTestId("verdict")).toContainText(messages.lab.asPredicted);
+    // The button comes back only once the run has ended and let go of the stack: the next test may start a run.
+    await expect(card.getByRole("button", { name: messages.lab.run, exact: true })).toBeEnabled({ timeout: 60_000 });
 
     for (const part of [page.locator(".dashboard > .toolbar"), page.locator(".dashboard > p.muted"), page.getByTestId("faults-panel").locator("h2"), card]) {
       const text = await part.innerText();

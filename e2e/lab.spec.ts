@@ -28,4 +28,6 @@ test("the lab lists the ladder; scenario 1 shows the pitfall, scenario 12 the fi
   await expect(last.getByTestId("verdict")).toContainText(/waiting|running/);
   await expect(last.getByTestId("verdict")).toContainText("the fix held", { timeout: 60_000 });
   await expect(last.getByTestId("verdict")).toContainText("as predicted");
+  // The run still resets the stack after its last verdict: Run comes back once it has let go of it.
+  await expect(last.getByRole("button", { name: "Run", exact: true })).toBeEnabled({ timeout: 60_000 });
 });

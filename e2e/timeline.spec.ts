@@ -15,6 +15,8 @@ test("a lab case's holder timeline shows the overlap in red; jump and the table 
   const card = page.getByTestId("scenario-7");
   await expect(card.getByRole("button", { name: "Run" })).toBeEnabled({ timeout: 30_000 });
   await card.getByRole("button", { name: "Run" }).click();
+  // The card keeps its last run's verdicts: first see this click start a new run.
+  await expect(card.getByTestId("verdict").first()).toContainText(/waiting|running/);
   await expect(card.getByTestId("verdict").first()).toContainText("the pitfall appeared", { timeout: 90_000 });
 
   await card.getByTestId("timeline-link").first().click();
@@ -44,4 +46,9 @@ test("a lab case's holder timeline shows the overlap in red; jump and the table 
   await expect.poll(async () => (await table.locator("tbody tr").count()) - (await apiEvents()), { timeout: 60_000 }).toBe(0);
   expect(await table.locator("tbody tr").count()).toBeGreaterThan(1);
   await expect(table).toContainText("read");
+
+  // The lab run goes on to its next case: back on the lab, Run comes back once the run has ended and let go of
+  // the stack (the next test resets the sale; a lab run still going would reset it under that test).
+  await page.goto("/admin/lab");
+  await expect(page.getByTestId("scenario-7").getByRole("button", { name: "Run", exact: true })).toBeEnabled({ timeout: 90_000 });
 });
