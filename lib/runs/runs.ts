@@ -186,9 +186,11 @@ export async function completeRun(id: number, body: RunComplete): Promise<RunRec
     },
   });
   await redis.multi().del(keys.token, keys.progress, keys.timeline).exec();
+  // Lets go of the stack as soon as the run shows as completed: whoever sees it finished may start
+  // the next one at once. Its sale's stream stays in Redis (a new sale only sets it an expiry).
+  await releaseStackClaim({ kind: "run", id });
   // The holder timeline is kept with the run (best effort: a picture, never the verdict).
   await keepTimeline(run.saleId).catch(() => {});
-  await releaseStackClaim({ kind: "run", id });
   return toRecord(updated);
 }
 
@@ -207,8 +209,8 @@ export async function failRun(id: number, reason: string): Promise<void> {
     },
   });
   await getRedis().del(runKeys(id).token);
-  await keepTimeline(run.saleId).catch(() => {});
   await releaseStackClaim({ kind: "run", id });
+  await keepTimeline(run.saleId).catch(() => {});
 }
 
 export async function getRun(id: number): Promise<RunRecord> {

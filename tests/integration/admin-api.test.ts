@@ -186,6 +186,23 @@ describe("one user of the stack at a time", () => {
   });
 });
 
+describe("a finished run lets go of the stack", () => {
+  it("the moment a run shows as completed, the next run may start (201, not 409)", async () => {
+    const created = await adminFetch(cookie, "POST", "/api/admin/runs", {
+      strategy: "token-lua", workMs: 0, initialStock: 5, vus: 5, totalRequests: 20, start: true,
+    });
+    expect(created.status).toBe(201);
+    const id = (created.json.run as { id: number }).id;
+    // Watched as closely as a script would: the first answer that says "completed" is acted on at once.
+    const run = await waitFor(async () => (await adminFetch(cookie, "GET", `/api/admin/runs/${id}`)).json.run as { status: string } | undefined,
+      { until: (found) => found !== undefined && found.status !== "running", timeoutMs: 60_000, intervalMs: 10, what: `run ${id} to finish` });
+    const next = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", initialStock: 5 });
+    expect(run?.status).toBe("completed");
+    expect(next.status, JSON.stringify(next.json)).toBe(201);
+    await adminFetch(cookie, "POST", `/api/admin/runs/${(next.json.run as { id: number }).id}/cancel`);
+  });
+});
+
 describe("one stack claim for load runs and lab runs", () => {
   it("a lab run in progress refuses a load run (409), and the load run can start once the lab run is done", async () => {
     const lab = await adminFetch(cookie, "POST", "/api/admin/lab/scenarios/12/run");
