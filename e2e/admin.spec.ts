@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { getNetwork } from "@/lib/stack/control";
+import { getNetwork, stackControl } from "@/lib/stack/control";
 import { disconnect } from "./support";
 
 test.afterAll(disconnect);
@@ -88,21 +88,26 @@ test("an instructor draws a grudge on the link grid, applies it, sees it in forc
   await expect(grid).toContainText("Not applied yet.");
   expect((await getNetwork()).cuts).toEqual([]);
 
-  await grid.getByRole("button", { name: "Apply these cuts" }).click();
-  const panel = page.getByTestId("faults-panel");
-  await expect(panel.getByRole("status")).toHaveText("2 cuts in force.");
-  await expect(panel.getByTestId("cut-in-force")).toHaveCount(2);
-  await expect(panel).toContainText("link app-1 ⇹ redis-4 is cut both ways");
-  await expect(panel).toContainText("link app-2 → redis-2 is cut (app-2's packets dropped)");
-  // The stack runner holds the same grudge (its nft rules are what drop the packets).
-  expect([...(await getNetwork()).cuts].sort((a, b) => a.client.localeCompare(b.client))).toEqual([
-    { client: "app-1", server: "redis-4", direction: "both" },
-    { client: "app-2", server: "redis-2", direction: "to-server" },
-  ]);
+  // Healed whatever happens: cuts left in force would fail every spec after this one.
+  try {
+    await grid.getByRole("button", { name: "Apply these cuts" }).click();
+    const panel = page.getByTestId("faults-panel");
+    await expect(panel.getByRole("status")).toHaveText("2 cuts in force.");
+    await expect(panel.getByTestId("cut-in-force")).toHaveCount(2);
+    await expect(panel).toContainText("link app-1 ⇹ redis-4 is cut both ways");
+    await expect(panel).toContainText("link app-2 → redis-2 is cut (app-2's packets dropped)");
+    // The stack runner holds the same grudge (its nft rules are what drop the packets).
+    expect([...(await getNetwork()).cuts].sort((a, b) => a.client.localeCompare(b.client))).toEqual([
+      { client: "app-1", server: "redis-4", direction: "both" },
+      { client: "app-2", server: "redis-2", direction: "to-server" },
+    ]);
 
-  await grid.getByRole("button", { name: "Heal all" }).click();
-  await expect(panel.getByRole("status")).toHaveText("Every link healed.");
-  await expect(panel.getByTestId("cut-in-force")).toHaveCount(0);
-  await expect(grid.getByTestId("link-app-1-redis-4")).toHaveText("·");
-  expect((await getNetwork()).cuts).toEqual([]);
+    await grid.getByRole("button", { name: "Heal all" }).click();
+    await expect(panel.getByRole("status")).toHaveText("Every link healed.");
+    await expect(panel.getByTestId("cut-in-force")).toHaveCount(0);
+    await expect(grid.getByTestId("link-app-1-redis-4")).toHaveText("·");
+    expect((await getNetwork()).cuts).toEqual([]);
+  } finally {
+    await stackControl("/network/heal").catch(() => {});
+  }
 });

@@ -3,7 +3,7 @@ import { expect, test } from "@playwright/test";
 import { LOCALES, LOCALE_NAMES, type Locale } from "@/lib/i18n/locales";
 import { MESSAGES } from "@/lib/i18n/messages";
 import { CARD_TERMS, englishWordsIn, missingKeysIn } from "../tests/support/untranslated";
-import { disconnect } from "./support";
+import { closeContexts, disconnect } from "./support";
 
 /**
  * A lab card in each language: the instructor's browser speaks it, card 1 (no lock) runs, and the
@@ -11,6 +11,7 @@ import { disconnect } from "./support";
  * language, with no key missing.
  */
 
+test.afterEach(closeContexts);
 test.afterAll(disconnect);
 
 const BROWSER_LOCALE: Record<Locale, string> = { en: "en-US", ko: "ko-KR", ja: "ja-JP", "zh-CN": "zh-CN" };

@@ -3,7 +3,7 @@ import { LOCALES, LOCALE_NAMES, type Locale } from "@/lib/i18n/locales";
 import { MESSAGES } from "@/lib/i18n/messages";
 import { LOAD_TOOLS } from "@/lib/validations/run";
 import { CARD_TERMS, englishWordsIn, missingKeysIn } from "../tests/support/untranslated";
-import { disconnect } from "./support";
+import { closeContexts, disconnect } from "./support";
 
 /**
  * Every page a person sees, in each language the browser asks for: no message key shown in place
@@ -13,6 +13,7 @@ import { disconnect } from "./support";
  * overlaps to put in words), and the not-found page.
  */
 
+test.afterEach(closeContexts);
 test.afterAll(disconnect);
 
 const BROWSER_LOCALE: Record<Locale, string> = { en: "en-US", ko: "ko-KR", ja: "ja-JP", "zh-CN": "zh-CN" };

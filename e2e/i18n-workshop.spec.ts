@@ -5,7 +5,7 @@ import { LOCALES, LOCALE_NAMES, type Locale } from "@/lib/i18n/locales";
 import { MESSAGES } from "@/lib/i18n/messages";
 import { resetConfig } from "@/lib/sale/config";
 import { englishWordsIn, missingKeysIn } from "../tests/support/untranslated";
-import { disconnect, prepareSale } from "./support";
+import { closeContexts, disconnect, prepareSale } from "./support";
 
 /**
  * Issue 26 as a class would try it, once per language: the instructor (a browser in English)
@@ -17,6 +17,7 @@ import { disconnect, prepareSale } from "./support";
  * language is kept under test-results/i18n/ to be looked at.
  */
 
+test.afterEach(closeContexts);
 test.afterAll(async () => {
   await resetConfig();
   await disconnect();

@@ -1,3 +1,4 @@
+import type { Browser } from "@playwright/test";
 import { closeDb } from "@/lib/db";
 import { closeRedis } from "@/lib/redis";
 
@@ -7,4 +8,13 @@ export { prepareSale } from "../tests/support/stack";
 /** Closes the Redis and Postgres clients so the Playwright worker can exit. */
 export async function disconnect(): Promise<void> {
   await Promise.allSettled([closeDb(), closeRedis()]);
+}
+
+/**
+ * Closes every context of the shared browser: the phones and projectors a test opens with
+ * `browser.newContext()` are not the test's own fixture, so their live streams would otherwise stay
+ * open — and refetch at every sale reset — through every spec after it.
+ */
+export async function closeContexts({ browser }: { browser: Browser }): Promise<void> {
+  await Promise.all(browser.contexts().map((context) => context.close().catch(() => {})));
 }

@@ -1,7 +1,8 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { resetConfig } from "@/lib/sale/config";
-import { disconnect, prepareSale } from "./support";
+import { closeContexts, disconnect, prepareSale } from "./support";
 
+test.afterEach(closeContexts);
 test.afterAll(async () => {
   await resetConfig();
   await disconnect();
