@@ -85,9 +85,10 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
     <div className="lab">
       {error && <p className="notice error" role="alert">{error}</p>}
       {scenarios.map((scenario) => {
-        const labRun = runs[String(scenario.id)];
-        const running = labRun?.status === "running";
         const isStarting = starting === String(scenario.id);
+        // While this card's Run request is out, its last run's verdicts are not shown as if they were the new run's.
+        const labRun = isStarting ? undefined : runs[String(scenario.id)];
+        const running = labRun?.status === "running";
         return (
           <article className="card scenario" key={String(scenario.id)} data-testid={`scenario-${scenario.id}`}>
             <div className="toolbar">
