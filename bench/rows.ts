@@ -1,3 +1,4 @@
+import { ceilingRoundsApart } from "./ceiling-rounds";
 import { serialCeiling } from "./serial-ceiling";
 import { getStrategy } from "../lib/locks/registry";
 import type { StrategyName } from "../lib/locks/strategies";
@@ -6,10 +7,10 @@ import { setTimelineRecording } from "../lib/sale/config";
 import { runHttp } from "./http";
 import { runInProcess } from "./in-process";
 import type { CurveSettings, Level } from "./knobs";
-import { CEILING_LOCAL, CEILING_LOCKS, CEILING_ROUNDS, CEILING_ROW, CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
+import { CEILING_ROW, CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
 import { fixedSleepPeer } from "./peers/fixed-sleep";
 import type { PeerRow } from "./peers";
-import type { RowResult } from "./stats";
+import { meanOfAll, type RowResult } from "./stats";
 import type { Workload } from "./workload";
 
 export interface Row {
@@ -50,47 +51,12 @@ export function tableRows(workload: Workload, peers: readonly PeerRow[], publicU
   ];
 }
 
-/** The numbers of buyers the locks are measured against the serial ceiling at, in blocks. */
-export const CEILING_BUYERS: readonly number[] = [50, 200];
-
-/** Rounds of the ceiling row, and each window's length in them. */
-export const CEILING_ROUND_COUNT = 20;
-export const CEILING_ROUND_MS = 1000;
-
 /**
- * In-process, the serial ceiling and the locks measured against it (CEILING_LOCKS, and `local`) in
- * CEILING_ROUND_COUNT rounds of one short window each — ceiling, token-lua, redlock, local, the order
- * reversed every other round — at each of CEILING_BUYERS; the aim takes each round's lock ÷ ceiling
- * and judges the median. This machine's speed drifts by ±25 % over seconds (the ceiling read
- * 2,075–4,033/s in 4 s windows minutes apart): three windows a second apart share their moment, and
- * the median of twenty rounds leaves the slow ones out. A window this short costs a lock its first
- * acquire and its line's start, which the ceiling does not pay, so it can only understate a lock.
- * Each side is the mean of its windows and keeps every window's figure (`samples`) in round order.
+ * In-process, the serial ceiling and the locks measured against it, in rounds of short windows
+ * (bench/ceiling-rounds.ts), in a process of their own (bench/ceiling-child.ts).
  */
 function ceilingRow(workload: Workload): Row {
-  return {
-    label: CEILING_ROW,
-    level: "in-process",
-    buyers: workload.buyers,
-    async run() {
-      const results: RowResult[] = [];
-      const order: [string, () => UnitLock][] = [
-        [SERIAL_CEILING, serialCeiling],
-        ...[...CEILING_LOCKS, CEILING_LOCAL].map((name): [string, () => UnitLock] => [name, () => getStrategy(name)]),
-      ];
-      for (const buyers of CEILING_BUYERS) {
-        const at: Workload = { ...workload, buyers, windowMs: CEILING_ROUND_MS };
-        const windows = new Map<string, RowResult[]>(order.map(([label]) => [label, []]));
-        for (let round = 0; round < CEILING_ROUND_COUNT; round += 1) {
-          for (const [label, lock] of round % 2 ? [...order].reverse() : order) {
-            windows.get(label)!.push(await runInProcess(`${label}${CEILING_ROUNDS}`, lock(), at));
-          }
-        }
-        results.push(...[...windows.values()].map(meanOfAll));
-      }
-      return results;
-    },
-  };
+  return { label: CEILING_ROW, level: "in-process", buyers: workload.buyers, run: () => ceilingRoundsApart(workload) };
 }
 
 /**
@@ -204,30 +170,5 @@ function timelineRow(name: StrategyName, workload: Workload, publicUrl: string, 
         await setTimelineRecording(true);
       }
     },
-  };
-}
-
-/** Several windows of one row as one: rates and latencies averaged, counts added, each window's purchases/s kept. */
-function meanOfAll(windows: readonly RowResult[]): RowResult {
-  const sum = (pick: (w: RowResult) => number) => windows.reduce((total, w) => total + pick(w), 0);
-  const mean = (pick: (w: RowResult) => number) => sum(pick) / windows.length;
-  return {
-    ...windows[0]!,
-    windowMs: sum((w) => w.windowMs),
-    attempts: sum((w) => w.attempts),
-    bought: sum((w) => w.bought),
-    busy: sum((w) => w.busy),
-    soldOut: sum((w) => w.soldOut),
-    errors: sum((w) => w.errors),
-    starved: sum((w) => w.starved),
-    purchasesPerSecond: mean((w) => w.purchasesPerSecond),
-    p50: mean((w) => w.p50),
-    p99: mean((w) => w.p99),
-    max: Math.max(...windows.map((w) => w.max)),
-    redisCommandsPerPurchase: mean((w) => w.redisCommandsPerPurchase),
-    peakHolders: Math.max(...windows.map((w) => w.peakHolders)),
-    lostUpdates: sum((w) => w.lostUpdates),
-    samples: windows.map((w) => w.purchasesPerSecond),
-    ...(windows.every((w) => w.cpuMicrosPerPurchase !== undefined) && { cpuMicrosPerPurchase: mean((w) => w.cpuMicrosPerPurchase!) }),
   };
 }

@@ -42,3 +42,28 @@ export function latencyFigures(latencies: number[]) {
   const sorted = [...latencies].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0 };
 }
+
+/** Several windows of one row as one: rates and latencies averaged, counts added, each window's purchases/s kept. */
+export function meanOfAll(windows: readonly RowResult[]): RowResult {
+  const sum = (pick: (w: RowResult) => number) => windows.reduce((total, w) => total + pick(w), 0);
+  const mean = (pick: (w: RowResult) => number) => sum(pick) / windows.length;
+  return {
+    ...windows[0]!,
+    windowMs: sum((w) => w.windowMs),
+    attempts: sum((w) => w.attempts),
+    bought: sum((w) => w.bought),
+    busy: sum((w) => w.busy),
+    soldOut: sum((w) => w.soldOut),
+    errors: sum((w) => w.errors),
+    starved: sum((w) => w.starved),
+    purchasesPerSecond: mean((w) => w.purchasesPerSecond),
+    p50: mean((w) => w.p50),
+    p99: mean((w) => w.p99),
+    max: Math.max(...windows.map((w) => w.max)),
+    redisCommandsPerPurchase: mean((w) => w.redisCommandsPerPurchase),
+    peakHolders: Math.max(...windows.map((w) => w.peakHolders)),
+    lostUpdates: sum((w) => w.lostUpdates),
+    samples: windows.map((w) => w.purchasesPerSecond),
+    ...(windows.every((w) => w.cpuMicrosPerPurchase !== undefined) && { cpuMicrosPerPurchase: mean((w) => w.cpuMicrosPerPurchase!) }),
+  };
+}
