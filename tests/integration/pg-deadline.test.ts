@@ -21,19 +21,26 @@ afterAll(() => clients.close());
 const WAIT_MS = 1500;
 const options: LockOptions = { ttlMs: 10_000, waitTimeoutMs: WAIT_MS };
 
-/** The Postgres backend waiting for a lock (not the holder's, which sits idle in its transaction). */
-async function waitingBackend(): Promise<number> {
-  let pid: number | undefined;
-  await waitFor(async () => {
-    const { rows } = await clients.lockPool().query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND pid <> pg_backend_pid()");
-    pid = rows[0]?.pid;
-    return rows.length === 1;
-  }, { timeoutMs: 3000, what: "one backend waiting for the lock" });
-  return pid!;
+/**
+ * Client backends of this database waiting for a lock in `statement` (the lock's own SQL): never
+ * another session's wait (an order insert the stack still has out, an autovacuum worker).
+ */
+async function backendsWaitingIn(statement: string): Promise<number[]> {
+  const { rows } = await clients.lockPool().query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND backend_type = 'client backend'
+       AND datname = current_database() AND pid <> pg_backend_pid() AND position($1 in query) > 0`, [statement]);
+  return rows.map((row) => row.pid);
 }
 
 const signal = (name: "STOP" | "CONT", pid: number) => execFileSync("kill", [`-${name}`, String(pid)]);
+/** SIGCONT that never throws: the backend may already be gone (the failure is then the assertions' to say). */
+const thawQuietly = (pid: number) => {
+  try {
+    signal("CONT", pid);
+  } catch {
+    // ESRCH: nothing left to thaw.
+  }
+};
 /** A process's state letter from /proc: "T" is stopped. */
 const stateOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[0];
 
@@ -43,8 +50,13 @@ describe.each(["pg-for-update", "pg-advisory-xact"] as const)("%s: the wait ends
   const resource = name === "pg-for-update" ? SKU : `pg-deadline:${process.pid}`;
   const pool = () => (name === "pg-for-update" ? clients.lockPool() : clients.bouncerPool());
 
+  // The statement the waiter's backend waits in.
+  const statement = name === "pg-for-update" ? "FROM lock_rows WHERE name = $1 FOR UPDATE" : "pg_advisory_xact_lock(";
+
   it("a waiter whose backend is frozen is answered busy at its wait timeout, and its connection comes back once the backend runs", async () => {
     const lockPool = pool();
+    // Nothing of an earlier test still waits in this lock's statement: the one that waits next is ours.
+    await waitFor(() => backendsWaitingIn(statement), { until: (pids) => pids.length === 0, timeoutMs: 10_000, what: `no backend waiting in ${statement}` });
     let letGo = () => {};
     let held = () => {};
     const holding = new Promise<void>((resolve) => (held = resolve));
@@ -57,22 +69,31 @@ describe.each(["pg-for-update", "pg-advisory-xact"] as const)("%s: the wait ends
     const waiter = strategy.withLock(resource, options, async () => "got it").then(
       () => ({ ms: Date.now() - startedAt, error: undefined as unknown }),
       (error: unknown) => ({ ms: Date.now() - startedAt, error }));
-    const frozen = await waitingBackend();
-    signal("STOP", frozen);
-    // Whatever happens to this test, the backend runs again.
-    const thaw = setTimeout(() => signal("CONT", frozen), WAIT_MS * 4);
-    expect(stateOf(frozen), "the waiter's backend is stopped").toBe("T");
+    let frozen: number | undefined;
+    let thaw: NodeJS.Timeout | undefined;
     let answer: Awaited<typeof waiter>;
     let stillOut: number;
+    let stoppedAfterMs: number;
     try {
+      const [pid] = await waitFor(() => backendsWaitingIn(statement), { until: (pids) => pids.length === 1, timeoutMs: 3000, what: "our waiter's backend waiting for the lock" });
+      frozen = pid!;
+      signal("STOP", frozen);
+      // Whatever happens to this test, the backend runs again.
+      thaw = setTimeout(() => thawQuietly(frozen!), WAIT_MS * 4);
+      // A sleeping process stops once it is next scheduled: on a busy machine, a moment after the signal.
+      await waitFor(() => stateOf(frozen!), { until: (state) => state === "T", timeoutMs: WAIT_MS / 2, intervalMs: 5, what: "the waiter's backend stopped" });
+      stoppedAfterMs = Date.now() - startedAt;
       answer = await waiter;
       stillOut = lockPool.totalCount - lockPool.idleCount;
     } finally {
       clearTimeout(thaw);
-      signal("CONT", frozen);
+      if (frozen !== undefined) thawQuietly(frozen);
       letGo();
       await holder;
+      await waiter;
     }
+    // The fault was in force before the waiter's deadline: only the app's clock could answer it.
+    expect(stoppedAfterMs, "ms from the waiter's start until its backend was stopped").toBeLessThan(WAIT_MS);
     expect(answer.error).toBeInstanceOf(LockBusyError);
     expect(answer.ms).toBeGreaterThanOrEqual(WAIT_MS - 50);
     // Before: the buyer waited for as long as the backend stayed frozen.
