@@ -126,6 +126,14 @@ export async function settledSale(saleId?: number, timeoutMs = 20_000): Promise<
   return checked;
 }
 
+/** Buyers whose reservation the reconciler put back on the shelf: the sale's 'returned' tombstones in Postgres. */
+export async function returnedBuyers(saleId?: number): Promise<string[]> {
+  const { pool } = connections();
+  const id = saleId ?? (await currentSaleId());
+  const { rows } = await pool.query<{ buyer: string }>("SELECT buyer FROM orders WHERE sale_id = $1 AND status = 'returned' ORDER BY buyer", [id]);
+  return rows.map((row) => row.buyer);
+}
+
 /** A sale whose stock stayed honest: every unit sold once at most, none lost, none back on the shelf. */
 export function honest(checked: CheckedSale) {
   return { doubleSold: checked.doubleSold, lostUnits: checked.lostUnits, phantomUnits: checked.phantomUnits, pendingUnits: checked.pendingUnits };
