@@ -97,7 +97,7 @@ const columnsOf = (o: NewOrder): unknown[] => [o.reservation, o.sku, o.saleId, o
  * the reconciler's transaction is open, the batch carrying that order waits with it, for as long as
  * the give-back's lock wait: slower answers for its batch-mates, no figure changed.
  */
-const BATCHES_OUT = 4;
+export const BATCHES_OUT = 4;
 const BATCH_ROWS = 250;
 const QUEUE_BOUND_MS = 10_000;
 

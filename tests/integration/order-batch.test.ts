@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { closeDb } from "@/lib/db";
-import { recordOrder, type NewOrder, type RecordedOrder } from "@/lib/purchase/order-store";
+import { BATCHES_OUT, recordOrder, type NewOrder, type RecordedOrder } from "@/lib/purchase/order-store";
 import { SKU } from "@/lib/sale/keys";
 import { stallOrders } from "../support/order-stall";
 import { sleep, waitFor } from "../support/wait";
@@ -42,8 +42,8 @@ describe("orders recorded in batches", () => {
     const orders = Array.from({ length: 60 }, (_, i) => order(i + 1));
     const calledAt = Date.now();
     const answers = Promise.all(orders.map((o) => recordOrder(o)));
-    await waitFor(stall.insertsWaiting, { until: (n) => n > 0, timeoutMs: 5000, what: "order inserts waiting on the stalled table" });
-    await sleep(200);
+    // The first statements go out alone and wait; the rest gather behind them.
+    await waitFor(() => stall.insertsWaiting(), { until: (n) => n === BATCHES_OUT, timeoutMs: 5000, what: `the first ${BATCHES_OUT} order inserts waiting on the stalled table` });
     await stall.release();
     const recorded = await answers;
 
@@ -117,13 +117,10 @@ describe("orders recorded in batches", () => {
     const orders = Array.from({ length: 40 }, (_, i) => order(300 + i));
     const settled = Promise.allSettled(orders.map((o) => recordOrder(o)));
     // The first statements go out alone and wait; the rest gather behind them.
-    await waitFor(stall.insertsWaiting, { until: (n) => n > 0, timeoutMs: 5000, what: "the first order inserts waiting on the stalled table" });
-    await sleep(200);
-    const first = await stall.cancelWaitingInserts();
-    expect(first).toBeGreaterThan(0);
+    await waitFor(() => stall.insertsWaiting(), { until: (n) => n === BATCHES_OUT, timeoutMs: 5000, what: `the first ${BATCHES_OUT} order inserts, one order each, waiting on the stalled table` });
+    expect(await stall.cancelWaitingInserts()).toBe(BATCHES_OUT);
     // Their slots free, the gathered orders go out together in one statement, into the same stall.
-    await waitFor(stall.insertsWaiting, { until: (n) => n > 0, timeoutMs: 5000, what: "the gathered batch waiting on the stalled table" });
-    await sleep(200);
+    await waitFor(() => stall.insertsWaiting("batches"), { until: (n) => n === 1, timeoutMs: 5000, what: "the gathered batch waiting on the stalled table" });
     expect(await stall.cancelWaitingInserts()).toBeGreaterThan(0);
     // The table is still held: each order is answered now, not one stall after another.
     const answers = await Promise.race([settled, sleep(3000).then(() => "still waiting" as const)]);

@@ -2,8 +2,11 @@ import pg from "pg";
 
 /** A Postgres session holding the orders table against inserts (reads go on), as a long migration or a stuck transaction would. */
 export interface OrdersStall {
-  /** Order inserts waiting on the held table now, from pg_stat_activity: the stall is really in force. */
-  insertsWaiting(): Promise<number>;
+  /**
+   * Order inserts waiting on the held table now, from pg_stat_activity: the stall is really in force.
+   * `batches`: only the statements carrying many orders at once (the order store's `unnest` batch).
+   */
+  insertsWaiting(only?: "batches"): Promise<number>;
   /** Cancels the order inserts waiting on the held table (as an operator's pg_cancel_backend would); how many. */
   cancelWaitingInserts(): Promise<number>;
   /** Lets the inserts go (commits the holding transaction) and closes the session. */
@@ -28,8 +31,8 @@ export async function stallOrders(): Promise<OrdersStall> {
   const WAITING_INSERTS = `FROM pg_stat_activity
     WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO orders%' AND datname = current_database()`;
   return {
-    async insertsWaiting() {
-      const { rows } = await watcher.query<{ n: number }>(`SELECT count(*)::int AS n ${WAITING_INSERTS}`);
+    async insertsWaiting(only?: "batches") {
+      const { rows } = await watcher.query<{ n: number }>(`SELECT count(*)::int AS n ${WAITING_INSERTS}${only === "batches" ? " AND position('unnest(' in query) > 0" : ""}`);
       return rows[0]!.n;
     },
     async cancelWaitingInserts() {
