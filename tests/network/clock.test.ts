@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FakeClock, fakeClockAvailable, fakeClockEnv, removeShm } from "../../scripts/stack/fake-clock";
 import { redisClockSkewS } from "../../scripts/stack/services/redis";
 import { waitFor } from "../support/wait";
@@ -36,6 +36,13 @@ describe.skipIf(unfit !== null)(`a Redis node's real clock${unfit ? ` (skipped: 
     // Starts at all: without the malloc shim, libfaketime 0.9.10 deadlocks inside jemalloc here.
     redis = await startRedis(port!, fakeClockEnv(clock.file) as Record<string, string>);
   }, 30_000);
+
+  // A test that fails before its own reset leaves the clock jumped or fast: the next test starts from real time.
+  afterEach(async () => {
+    if (redis.child.exitCode !== null || redis.child.signalCode !== null) return;
+    clock.reset();
+    await clockReads(0);
+  });
 
   afterAll(async () => {
     await cleanup();
