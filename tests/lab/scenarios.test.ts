@@ -122,25 +122,32 @@ describe.each(SCENARIOS.map((scenario) => [String(scenario.id), scenario] as con
 
 describe("lab reset", () => {
   it("puts back every fault an instructor injected by hand", async () => {
-    for (const body of [
-      { action: "stop-redis", node: 2 },
-      { action: "set-delay", point: "in-critical-section", ms: 50 },
-      { action: "member", service: "zookeeper", member: 3, op: "stop" },
-      { action: "member", service: "etcd", member: 2, op: "pause" },
-    ]) {
-      expect((await adminFetch(cookie, "POST", "/api/admin/faults", body)).status).toBe(200);
-    }
-    await adminFetch(cookie, "PUT", "/api/admin/config", { strategy: "none", workMs: 9 });
-    const faults = await adminFetch(cookie, "GET", "/api/admin/faults");
-    expect(faults.json.faults).toMatchObject({ any: true, stoppedRedisNodes: [2], delays: { "in-critical-section": 50 } });
-    expect((faults.json.faults as { members: unknown[] }).members).toEqual([
-      expect.objectContaining({ service: "zookeeper", index: 3, state: "stopped" }),
-      expect.objectContaining({ service: "etcd", index: 2, state: "paused" }),
-    ]);
+    let resetDone = false;
+    try {
+      for (const body of [
+        { action: "stop-redis", node: 2 },
+        { action: "set-delay", point: "in-critical-section", ms: 50 },
+        { action: "member", service: "zookeeper", member: 3, op: "stop" },
+        { action: "member", service: "etcd", member: 2, op: "pause" },
+      ]) {
+        expect((await adminFetch(cookie, "POST", "/api/admin/faults", body)).status).toBe(200);
+      }
+      await adminFetch(cookie, "PUT", "/api/admin/config", { strategy: "none", workMs: 9 });
+      const faults = await adminFetch(cookie, "GET", "/api/admin/faults");
+      expect(faults.json.faults).toMatchObject({ any: true, stoppedRedisNodes: [2], delays: { "in-critical-section": 50 } });
+      expect((faults.json.faults as { members: unknown[] }).members).toEqual([
+        expect.objectContaining({ service: "zookeeper", index: 3, state: "stopped" }),
+        expect.objectContaining({ service: "etcd", index: 2, state: "paused" }),
+      ]);
 
-    const reset = await adminFetch(cookie, "POST", "/api/admin/lab/reset");
-    expect(reset.status).toBe(200);
-    expect(reset.json.faults).toMatchObject({ any: false, stoppedRedisNodes: [], delays: {}, members: [] });
+      const reset = await adminFetch(cookie, "POST", "/api/admin/lab/reset");
+      resetDone = true;
+      expect(reset.status).toBe(200);
+      expect(reset.json.faults).toMatchObject({ any: false, stoppedRedisNodes: [], delays: {}, members: [] });
+    } finally {
+      // A failure above must not leave the shared stack faulted for every test after it.
+      if (!resetDone) await adminFetch(cookie, "POST", "/api/admin/lab/reset");
+    }
     await expectEverythingBack();
   });
 
