@@ -104,7 +104,11 @@ describe.skipIf(unfit !== null)(`the Postgres advisory locks on a Postgres and a
       secondToken = held.fencingToken;
     });
     await Promise.all([holder, next]);
-    expect(first.abortedAt).toBeLessThan(400);
+    // The old holder is told its lease is over before anyone else can be in: its signal aborts
+    // ahead of Postgres ending the session (the lease counts from before the lock statement's answer).
+    expect(first.abortedAt).toBeLessThan(secondInAt);
+    // Measured from before the connect and the lock statement, which a loaded machine makes slower.
+    expect(first.abortedAt).toBeLessThan(600);
     expect(first.leftAtEnd).toBeLessThan(0);
     // Postgres freed the lock with the session, while the first holder still worked.
     expect(secondInAt).toBeGreaterThanOrEqual(250);
