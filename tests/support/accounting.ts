@@ -126,12 +126,12 @@ export async function settledSale(saleId?: number, timeoutMs = 20_000): Promise<
   return checked;
 }
 
-/** Buyers whose reservation the reconciler put back on the shelf: the sale's 'returned' tombstones in Postgres. */
+/** Buyers whose reservation the reconciler put back on the shelf (the sale's 'returned' tombstones in Postgres), sorted as JS sorts. */
 export async function returnedBuyers(saleId?: number): Promise<string[]> {
   const { pool } = connections();
   const id = saleId ?? (await currentSaleId());
-  const { rows } = await pool.query<{ buyer: string }>("SELECT buyer FROM orders WHERE sale_id = $1 AND status = 'returned' ORDER BY buyer", [id]);
-  return rows.map((row) => row.buyer);
+  const { rows } = await pool.query<{ buyer: string }>("SELECT buyer FROM orders WHERE sale_id = $1 AND status = 'returned'", [id]);
+  return rows.map((row) => row.buyer).sort();
 }
 
 /** A sale whose stock stayed honest: every unit sold once at most, none lost, none back on the shelf. */
