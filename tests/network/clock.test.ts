@@ -50,10 +50,12 @@ describe.skipIf(unfit !== null)(`a Redis node's real clock${unfit ? ` (skipped: 
   });
 
   it("reads real time at start, and TIME moves with a jump", async () => {
-    expect(Math.abs(await skew())).toBeLessThan(0.05);
+    // One probe's round trip can be slow on a loaded machine; a clock that is really off stays off.
+    await waitFor(skew, { what: "the server's clock to read real time", timeoutMs: 3000, until: (s) => Math.abs(s) < 0.05 });
     clock.jump(3600);
+    // Read again at the next real second (at most 1 s away), plus the probes' own time.
     const tookMs = await clockReads(3600);
-    expect(tookMs).toBeLessThan(1500);
+    expect(tookMs).toBeLessThan(2500);
     clock.reset();
     await clockReads(0);
   });
@@ -83,19 +85,22 @@ describe.skipIf(unfit !== null)(`a Redis node's real clock${unfit ? ` (skipped: 
     await redis.command(["DEL", "lock"]);
   });
 
-  it("a clock twice as fast expires a 3 s lock in about 1.5 s, without a step when the rate changes", async () => {
+  it("a clock twice as fast expires a 6 s lock in about 3 s, without a step when the rate changes", async () => {
     clock.setRate(2);
     // The new rate is read at the next real second; the offset written with it keeps the clock
     // continuous, so the clock never reads more than the rate's own gain ahead.
-    await waitFor(async () => (await skew()) > 0.05, { what: "the clock to start running fast", timeoutMs: 3000 });
-    expect(await skew()).toBeLessThan(0.3);
+    // The first probe to see it fast reads only what the clock gained since the probe before it (a
+    // step would read the whole offset since the process started, many seconds).
+    const firstFast = await waitFor(skew, { what: "the clock to start running fast", timeoutMs: 3000, until: (s) => s > 0.05 });
+    expect(firstFast).toBeLessThan(0.5);
     const setAt = Date.now();
-    expect(await redis.command(["SET", "lock", "holder-1", "PX", "3000"])).toBe("OK");
-    await waitFor(() => redis.command(["EXISTS", "lock"]), { what: "the lock to expire", timeoutMs: 4000, until: (n) => n === 0 });
+    // 6 s of the fast clock is 3 s of real time; at the real rate it would live 6 s.
+    expect(await redis.command(["SET", "lock", "holder-1", "PX", "6000"])).toBe("OK");
+    await waitFor(() => redis.command(["EXISTS", "lock"]), { what: "the lock to expire", timeoutMs: 8000, until: (n) => n === 0 });
     const lived = Date.now() - setAt;
-    expect(lived).toBeGreaterThan(1200);
-    expect(lived).toBeLessThan(2200);
-    console.info(`rate ×2: a 3 s lock expired after ${lived} ms of real time`);
+    expect(lived).toBeGreaterThan(2400);
+    expect(lived).toBeLessThan(4800);
+    console.info(`rate ×2: a 6 s lock expired after ${lived} ms of real time`);
     clock.reset();
     await clockReads(0);
   });

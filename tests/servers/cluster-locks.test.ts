@@ -55,7 +55,8 @@ describe.skipIf(unfit !== null)(`the Redis Cluster locks on a cluster of the tes
       expect(await clients.services().redisCluster().exists(lockKey(resource))).toBe(0);
       const startedAt = Date.now();
       await strategy.withLock(resource, options({ ttlMs: 20_000 }), async () => {});
-      expect(Date.now() - startedAt).toBeLessThan(2000);
+      // A lock left to its TTL would keep it out 20 s; a quarter of that is no loaded machine's round trip.
+      expect(Date.now() - startedAt).toBeLessThan(20_000 / 4);
     });
   }
 
