@@ -157,7 +157,7 @@ describe.skipIf(unfit !== null)(`cuts on real sockets${unfit ? ` (skipped: ${unf
     const hung = await clientA.call("a", ["PING"]);
     expect(hung).toMatchObject({ ok: false });
     expect(hung.ms).toBeGreaterThanOrEqual(CALL_TIMEOUT_MS - 50);
-    expect(hung.ms).toBeLessThan(CALL_TIMEOUT_MS + 500);
+    expect(hung.ms).toBeLessThan(3 * CALL_TIMEOUT_MS); // its own timeout, timer lag aside: not TCP's minutes
     const fresh = await clientA.connect("a-new", redisA.port, CALL_TIMEOUT_MS);
     expect(fresh.ok).toBe(false);
     expect(await clientB.call("b", ["PING"])).toMatchObject({ ok: true, reply: "PONG" });
