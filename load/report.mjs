@@ -7,6 +7,8 @@
 /** @typedef {import("./driver.mjs").LoadSummary} LoadSummary */
 
 const API_TIMEOUT_MS = 10_000;
+/** A completion waits (at most 20 s) for the buyers still in line when the tool stopped: lib/runs/runs.ts. */
+const COMPLETE_TIMEOUT_MS = 45_000;
 const BAR_WIDTH = 20;
 
 export class CompletionError extends Error {
@@ -60,7 +62,7 @@ export async function postRun(baseUrl, run, action, body) {
     method: "POST",
     headers: { "content-type": "application/json", "x-run-token": run.token },
     body: JSON.stringify(body),
-    signal: AbortSignal.timeout(API_TIMEOUT_MS),
+    signal: AbortSignal.timeout(action === "complete" ? COMPLETE_TIMEOUT_MS : API_TIMEOUT_MS),
   });
   if (!response.ok) {
     const text = await response.text().catch(() => "");

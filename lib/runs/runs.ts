@@ -6,6 +6,7 @@ import { claimStack, describeClaim, getStackClaim, releaseStackClaim, renewStack
 import { updateConfig } from "../sale/config";
 import { settleReservations } from "../purchase/reconciler";
 import { getSaleStats, getStock, resetSale, tagSaleWithRun, type SaleStats } from "../sale/sale";
+import { saleCounterKeys } from "../sale/keys";
 import { toRecord, type RunRecord, type TimelinePoint } from "./record";
 import { keepTimeline } from "../timeline/store";
 import type { RunComplete, RunCreate, RunProgress } from "../validations/run";
@@ -153,11 +154,52 @@ export async function reportProgress(id: number, progress: RunProgress): Promise
     .exec();
 }
 
+/** How often the sale is read while a completed run waits for its last buyers. */
+const QUIET_POLL_MS = 250;
+
+/** The longest a completion waits for the sale to be quiet: well inside the tools' 30 s and 45 s report timeouts. */
+const QUIET_MAX_MS = 20_000;
+
+/**
+ * The longest a buyer sent before the load tool stopped can still change the sale: its wait for the
+ * lock, its work, and a margin for the write and the order insert behind it (at most QUIET_MAX_MS).
+ */
+function quietBoundMs(knobs: unknown): number {
+  const { waitTimeoutMs = 0, workMs = 0 } = (knobs ?? {}) as { waitTimeoutMs?: number; workMs?: number };
+  return Math.min(waitTimeoutMs + workMs + 2000, QUIET_MAX_MS);
+}
+
+/**
+ * Waits until no buyer is inside the sale's critical section and its stock and orders held still for
+ * one poll, or `boundMs`. A tool that stops at the end of its duration (autocannon closes its
+ * connections; nginx has already passed the requests on) leaves buyers the store still serves:
+ * counted at once, a run of 1,000 VUs stored 2,284 orders while its sale went on to 2,670.
+ */
+async function untilSaleQuiet(saleId: number, boundMs: number): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  const redis = getRedis();
+  let last: string | undefined;
+  for (;;) {
+    const [stock, orders, holders] = await Promise.all([
+      getStock(),
+      getDb().order.count({ where: { saleId, status: "sold" } }),
+      redis.hvals(saleCounterKeys(saleId).holders),
+    ]);
+    const seen = `${stock}:${orders}`;
+    if (seen === last && holders.every((count) => Number(count) <= 0)) return;
+    last = seen;
+    if (Date.now() >= deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));
+  }
+}
+
 /** Closes a run with the tool's summary; the caller has checked the report token (authorizeRunReport). */
 export async function completeRun(id: number, body: RunComplete): Promise<RunRecord> {
   const run = await requireRunning(id);
   const summary: LoadSummary = body.tool === "k6" ? summaryFromK6(body.k6Summary) : body;
-  // The last buyers' reservations are settled before the run is counted.
+  // Buyers the tool stopped waiting for may still be in line; then the last buyers' reservations
+  // are settled before the run is counted.
+  await untilSaleQuiet(run.saleId, quietBoundMs(run.knobs));
   await settleReservations(run.saleId);
   const stats = await getSaleStats(run.saleId);
   const keys = runKeys(id);

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
 import { getConfig, resetConfig } from "@/lib/sale/config";
+import { settledSale } from "../support/accounting";
 import { adminFetch, signIn } from "../support/admin";
 import { PUBLIC_URL, blast, getSaleStats, instanceUrl, prepareSale } from "../support/stack";
 import { waitFor } from "../support/wait";
@@ -200,6 +201,27 @@ describe("a finished run lets go of the stack", () => {
     expect(run?.status).toBe("completed");
     expect(next.status, JSON.stringify(next.json)).toBe(201);
     await adminFetch(cookie, "POST", `/api/admin/runs/${(next.json.run as { id: number }).id}/cancel`);
+  });
+});
+
+describe("a run that ends with buyers still in line", () => {
+  it("stores the orders its buyers went on to make after the driver stopped, not the count at that moment", async () => {
+    // 200 VUs for 2 s against 20 ms of work per purchase: when the driver's duration ends, most of
+    // them are still waiting for the lock (up to 5 s), and the store serves them after it stopped.
+    const created = await adminFetch(cookie, "POST", "/api/admin/runs", {
+      strategy: "token-lua", workMs: 20, lockTtlMs: 5000, waitTimeoutMs: 5000, initialStock: 10_000, vus: 200, durationMs: 2000, start: true,
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = (created.json.run as { id: number }).id;
+    const run = await waitFor(async () => (await adminFetch(cookie, "GET", `/api/admin/runs/${id}`)).json.run as
+      { status: string; saleId: number; orders: number; remaining: number; bought: number; verdict: string } | undefined,
+    { until: (found) => found !== undefined && found.status !== "running", timeoutMs: 60_000, intervalMs: 250, what: `run ${id} to finish` });
+    expect(run?.status).toBe("completed");
+    const settled = await settledSale(run!.saleId);
+    // The driver read fewer answers than were sold: buyers it stopped waiting for bought anyway.
+    expect(run!.bought).toBeLessThan(settled.orders);
+    expect({ orders: run!.orders, remaining: run!.remaining, verdict: run!.verdict })
+      .toEqual({ orders: settled.orders, remaining: settled.remaining, verdict: "PASS" });
   });
 });
 
