@@ -6,7 +6,7 @@ import { claimStack, describeClaim, getStackClaim, releaseStackClaim, renewStack
 import { updateConfig } from "../sale/config";
 import { settleReservations } from "../purchase/reconciler";
 import { getSaleStats, getStock, resetSale, tagSaleWithRun, type SaleStats } from "../sale/sale";
-import { saleCounterKeys } from "../sale/keys";
+import { holdersInsideSale } from "../sale/switch";
 import { toRecord, type RunRecord, type TimelinePoint } from "./record";
 import { keepTimeline } from "../timeline/store";
 import type { RunComplete, RunCreate, RunProgress } from "../validations/run";
@@ -125,8 +125,14 @@ async function requireRunning(id: number) {
   return run;
 }
 
-async function sample(saleId: number, progress: Omit<RunProgress, "soldOut"> & { soldOut?: number }): Promise<TimelinePoint> {
+/** The stock left and the sale's sold orders, read together. */
+async function stockAndOrders(saleId: number): Promise<{ stock: number; orders: number }> {
   const [stock, orders] = await Promise.all([getStock(), getDb().order.count({ where: { saleId, status: "sold" } })]);
+  return { stock, orders };
+}
+
+async function sample(saleId: number, progress: Omit<RunProgress, "soldOut"> & { soldOut?: number }): Promise<TimelinePoint> {
+  const { stock, orders } = await stockAndOrders(saleId);
   return {
     tMs: Math.round(progress.elapsedMs),
     stock,
@@ -177,16 +183,11 @@ function quietBoundMs(knobs: unknown): number {
  */
 async function untilSaleQuiet(saleId: number, boundMs: number): Promise<void> {
   const deadline = Date.now() + boundMs;
-  const redis = getRedis();
   let last: string | undefined;
   for (;;) {
-    const [stock, orders, holders] = await Promise.all([
-      getStock(),
-      getDb().order.count({ where: { saleId, status: "sold" } }),
-      redis.hvals(saleCounterKeys(saleId).holders),
-    ]);
+    const [{ stock, orders }, holders] = await Promise.all([stockAndOrders(saleId), holdersInsideSale(saleId)]);
     const seen = `${stock}:${orders}`;
-    if (seen === last && holders.every((count) => Number(count) <= 0)) return;
+    if (seen === last && holders === 0) return;
     last = seen;
     if (Date.now() >= deadline) return;
     await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));

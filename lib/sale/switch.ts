@@ -34,10 +34,13 @@ return 0
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function holdersInside(): Promise<number> {
-  const redis = getRedis();
-  const saleId = Number(await redis.hget(SALE_KEY, "id"));
-  if (!saleId) return 0;
-  const counts = await redis.hvals(saleCounterKeys(saleId).holders);
+  const saleId = Number(await getRedis().hget(SALE_KEY, "id"));
+  return saleId ? holdersInsideSale(saleId) : 0;
+}
+
+/** Buyers inside a sale's critical section now, every instance. */
+export async function holdersInsideSale(saleId: number): Promise<number> {
+  const counts = await getRedis().hvals(saleCounterKeys(saleId).holders);
   return counts.reduce((sum, count) => sum + Math.max(0, Number(count)), 0);
 }
 
