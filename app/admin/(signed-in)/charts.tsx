@@ -2,59 +2,22 @@
 
 import { useTranslations } from "next-intl";
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { RunRecord, TimelinePoint } from "@/lib/runs/runs";
-
-export interface StrategyAggregate {
-  strategy: string;
-  runs: number;
-  oversell: number;
-  maxOversell: number;
-  /** Mean and worst units sold twice, over the runs that counted units (older runs did not). */
-  doubleSold: number | null;
-  maxDoubleSold: number | null;
-  doubleSoldRuns: number;
-  throughput: number;
-  p95Ms: number;
-}
-
-/** Completed runs grouped by strategy: mean oversell, units sold twice, throughput and p95 (with run counts). */
-export function aggregateByStrategy(runs: readonly RunRecord[]): StrategyAggregate[] {
-  const groups = new Map<string, RunRecord[]>();
-  for (const run of runs) {
-    if (run.status !== "completed") continue;
-    groups.set(run.strategy, [...(groups.get(run.strategy) ?? []), run]);
-  }
-  const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
-  return [...groups.entries()].map(([strategy, group]) => {
-    // An old run's unknown count is not a zero: it stays out of the mean.
-    const doubleSold = group.flatMap((run) => (run.doubleSold === null ? [] : [run.doubleSold]));
-    return {
-      strategy,
-      runs: group.length,
-      oversell: Math.round(mean(group.map((run) => run.oversell ?? 0)) * 10) / 10,
-      maxOversell: Math.max(...group.map((run) => run.oversell ?? 0)),
-      doubleSold: doubleSold.length ? Math.round(mean(doubleSold) * 10) / 10 : null,
-      maxDoubleSold: doubleSold.length ? Math.max(...doubleSold) : null,
-      doubleSoldRuns: doubleSold.length,
-      throughput: Math.round(mean(group.map((run) => run.throughput ?? 0))),
-      p95Ms: Math.round(mean(group.map((run) => run.p95Ms ?? 0))),
-    };
-  });
-}
+import type { StrategyAggregate } from "@/lib/runs/aggregate";
+import type { TimelinePoint } from "@/lib/runs/runs";
 
 export function OversellChart({ data }: { data: StrategyAggregate[] }) {
   const t = useTranslations("charts");
   return (
     <div className="chart" data-testid="oversell-chart">
-      <h3>{t("oversellTitle")} <span className="muted">{t("meanHint")}</span></h3>
+      <h3>{t("oversellTitle")} <span className="muted">{t("oversoldHint")}</span></h3>
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" />
           <XAxis dataKey="strategy" />
           <YAxis allowDecimals={false} />
           <Tooltip formatter={(value, name, item) => [t("withRuns", { value: String(value), runs: (item.payload as StrategyAggregate).runs }), name]} />
-          <Bar dataKey="oversell" name={t("oversellUnits")} fill="#c92a2a" isAnimationActive={false} />
-          <Bar dataKey="maxOversell" name={t("worstRun")} fill="#ffa8a8" isAnimationActive={false} />
+          <Bar dataKey="oversold" name={t("oversellUnits")} fill="#c92a2a" isAnimationActive={false} />
+          <Bar dataKey="maxOversold" name={t("worstRun")} fill="#ffa8a8" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>

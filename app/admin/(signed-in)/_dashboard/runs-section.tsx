@@ -2,7 +2,8 @@
 
 import { useTranslations } from "next-intl";
 import { useMemo } from "react";
-import { DoubleSoldChart, OversellChart, PerformanceChart, aggregateByStrategy } from "../charts";
+import { aggregateByStrategy } from "@/lib/runs/aggregate";
+import { DoubleSoldChart, OversellChart, PerformanceChart } from "../charts";
 import { RunsTable } from "../runs-table";
 import { useRuns } from "./run-state";
 
