@@ -18,13 +18,14 @@ import type { HeldLock, LockOptions } from "./types";
 export async function withLocalLine<T>(
   resource: string,
   options: LockOptions,
-  lock: SharedLock,
+  lock: SharedLock | LineLock,
   critical: (held: HeldLock) => Promise<T>,
 ): Promise<T> {
   const deadline = Date.now() + options.waitTimeoutMs;
   const releaseLocal = await acquireLocal(resource, options.waitTimeoutMs);
   try {
-    const lease = inheritedLease(resource, lock) ?? (await takeLease(resource, options, lock, deadline));
+    const lease = inheritedLease(resource, lock.kind)
+      ?? (await takeLease(resource, options, "make" in lock ? lock.make() : lock, deadline));
     // Handed on early (writeSent): the lease now belongs to the next buyer of the line, while this
     // holder's leave is still on the wire; the line keeps the lock until that leave is answered.
     let handedOn = false;
@@ -93,10 +94,21 @@ async function releaseLease(lease: LineLease, onLost?: () => void): Promise<void
 /** The shared lock this process holds per resource, while its line passes it along. */
 const lines = new Map<string, LineLease>();
 
+/**
+ * A shared lock the line builds only when it must acquire one: a buyer handed the lease by the one
+ * before it never uses a lock of its own, and a lock's token, closures and key strings built for
+ * every buyer anyway were CPU and garbage on the path between two holders (docs/benchmarks.md).
+ */
+export interface LineLock {
+  /** As SharedLock.kind: a lease is passed only to a buyer asking for the same kind. */
+  readonly kind: string;
+  make(): SharedLock;
+}
+
 /** The lease handed on by the previous holder of this line, when it is still good for this buyer. */
-function inheritedLease(resource: string, lock: SharedLock): LineLease | undefined {
+function inheritedLease(resource: string, kind: string): LineLease | undefined {
   const inherited = lines.get(resource);
-  return inherited && inherited.kind === lock.kind && now() < inherited.validUntil ? inherited : undefined;
+  return inherited && inherited.kind === kind && now() < inherited.validUntil ? inherited : undefined;
 }
 
 /** A freshly acquired lease, once the one this line held (expired, or of another strategy) is let go. */

@@ -66,8 +66,8 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
       readiness: () => [["redis cluster", () => clusterServes(clients.services().redisCluster())]] as const,
     }),
     withLock(resource, options, critical) {
-      const lock = tokenLock(clients, resource, options, variant);
-      return variant.localLine ? withLocalLine(resource, options, lock, critical) : holdSharedLock(options, lock, critical);
+      if (!variant.localLine) return holdSharedLock(options, tokenLock(clients, resource, options, variant), critical);
+      return withLocalLine(resource, options, { kind: kindOf(variant, options), make: () => tokenLock(clients, resource, options, variant) }, critical);
     },
   };
 }
@@ -77,6 +77,9 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
  * fenced write must carry a token of its own acquisition: only the plain token lock hands on.
  */
 const handsOn = (variant: TokenLockVariant) => variant.unlock === "lua" && !variant.fencing && !variant.fenceFromStore && !variant.watchdog;
+
+/** Which lock a line holds: the variant, its TTL and the config epoch (SharedLock.kind). */
+const kindOf = (variant: TokenLockVariant, options: LockOptions) => `${variant.name}:${options.ttlMs}:${options.epoch ?? 0}`;
 
 /** The server a variant keeps its lock on, and what wakes its waiters. */
 function lockServer(clients: LockClients, variant: TokenLockVariant): { server: Redis | Cluster; releases: LockClients["releases"] } {
@@ -99,7 +102,7 @@ function tokenLock(clients: LockClients, resource: string, options: LockOptions,
   const channel = releaseChannel(resource);
   let fencingToken: number | undefined;
   return {
-    kind: `${variant.name}:${options.ttlMs}:${options.epoch ?? 0}`,
+    kind: kindOf(variant, options),
     handOn: handsOn(variant),
     async acquire(deadline) {
       let sentAt = now();

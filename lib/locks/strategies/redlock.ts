@@ -7,7 +7,8 @@ import { lineLetGo, withLocalLine } from "../local-line";
 import { releaseChannel } from "../release-signal";
 import { ACQUIRED, lockScripts } from "../scripts";
 import { lockKey, storeFenceKey } from "../keys";
-import { LockBusyError, LockUnavailableError, type LockStrategy } from "../types";
+import type { SharedLock } from "../shared-lock";
+import { LockBusyError, LockUnavailableError, type LockOptions, type LockStrategy } from "../types";
 
 /**
  * Redlock over N independent Redis masters: held when a majority granted the token lock and the
@@ -104,61 +105,68 @@ export function createRedlock(clients: LockClients, settings: RedlockSettings = 
       if (up < Math.floor(nodes.length / 2) + 1) throw new Error(`${up} of ${nodes.length} Redis nodes answer, fewer than a majority`);
     }]],
     withLock(resource, options, critical) {
-      const nodes = clients.redisNodes();
-      const quorum = Math.floor(nodes.length / 2) + 1;
-      const nodeIndexes = nodes.map((_, index) => index);
-      const key = lockKey(resource);
-      const token = randomUUID();
-      const channel = releaseChannel(resource);
-
-      const releaseEverywhere = async () => {
-        const answers = await Promise.all(
-          nodes.map((node) => ask(node, () => lockScripts(node).releaseTokenLock(key, token, channel), settings.perNodeTimeoutMs)),
-        );
-        return answers.filter((answer) => answer.ok && answer.value === 1).length;
-      };
-
-      let validUntil = 0;
-      let fencingToken: number | undefined;
-      // Set when the last attempt failed because too few nodes answered (slow, not known down):
-      // running out of time then means "unavailable", not "busy".
-      let quorumLost = false;
-      return withLocalLine(resource, options, {
-        kind: `${variant.name}:${options.ttlMs}:${options.epoch ?? 0}`,
-        // Every fenced write needs a token of its own acquisition.
-        ...(variant.fenced && { handOn: false, fencingToken: () => fencingToken }),
-        async acquire(deadline) {
-          await contendOrUnavailable(() => quorumLost, () => contend(
-            { resource, deadline, waitTimeoutMs: options.waitTimeoutMs, releases: clients.releases, nodeIndexes, jitterMs: settings.retryJitterMs },
-            async () => {
-              const sentAt = now();
-              const answers = await Promise.all(
-                nodes.map((node) => ask(node, () => lockScripts(node).acquireTokenLock(key, token, options.ttlMs), settings.perNodeTimeoutMs)),
-              );
-              // Validity runs from when the requests were sent, on the monotonic clock.
-              validUntil = sentAt + options.ttlMs - driftMs(options.ttlMs, settings.driftFactor, settings.driftFixedMs);
-              const granted = answers.filter((answer) => answer.ok && answer.value === ACQUIRED).length;
-              options.onObserve?.({ kind: "votes", votes: answers.map(voteOf), validityMs: Math.round(validUntil - now()) });
-              if (granted >= quorum && validUntil > now()) return { acquired: true };
-
-              await releaseEverywhere();
-              const silent = answers.filter((answer) => !answer.ok);
-              quorumLost = silent.length > nodes.length - quorum;
-              if (quorumLost && silent.every((answer) => !answer.ok && answer.down)) {
-                throw new LockUnavailableError(
-                  `${silent.length} of ${nodes.length} Redis nodes are down; Redlock needs ${quorum}`,
-                );
-              }
-              const holderTtls = answers.flatMap((answer) => (answer.ok && answer.value >= 0 ? [answer.value] : []));
-              return { acquired: false, holderTtlMs: holderTtls.length ? Math.min(...holderTtls) : options.ttlMs };
-            },
-          ));
-          if (variant.fenced) fencingToken = await clients.redis().incr(storeFenceKey(resource));
-          return validUntil;
-        },
-        release: async () => (await releaseEverywhere()) >= quorum,
-      }, critical);
+      const kind = `${variant.name}:${options.ttlMs}:${options.epoch ?? 0}`;
+      return withLocalLine(resource, options, { kind, make: () => redlockOn(clients, settings, variant, resource, options, kind) }, critical);
     },
   };
 }
 
+/** One buyer's Redlock, built by its line only when the line must acquire (LineLock). */
+function redlockOn(
+  clients: LockClients, settings: RedlockSettings, variant: RedlockVariant, resource: string, options: LockOptions, kind: string,
+): SharedLock {
+  const nodes = clients.redisNodes();
+  const quorum = Math.floor(nodes.length / 2) + 1;
+  const nodeIndexes = nodes.map((_, index) => index);
+  const key = lockKey(resource);
+  const token = randomUUID();
+  const channel = releaseChannel(resource);
+
+  const releaseEverywhere = async () => {
+    const answers = await Promise.all(
+      nodes.map((node) => ask(node, () => lockScripts(node).releaseTokenLock(key, token, channel), settings.perNodeTimeoutMs)),
+    );
+    return answers.filter((answer) => answer.ok && answer.value === 1).length;
+  };
+
+  let validUntil = 0;
+  let fencingToken: number | undefined;
+  // Set when the last attempt failed because too few nodes answered (slow, not known down):
+  // running out of time then means "unavailable", not "busy".
+  let quorumLost = false;
+  return {
+    kind,
+    // Every fenced write needs a token of its own acquisition.
+    ...(variant.fenced && { handOn: false, fencingToken: () => fencingToken }),
+    async acquire(deadline) {
+      await contendOrUnavailable(() => quorumLost, () => contend(
+        { resource, deadline, waitTimeoutMs: options.waitTimeoutMs, releases: clients.releases, nodeIndexes, jitterMs: settings.retryJitterMs },
+        async () => {
+          const sentAt = now();
+          const answers = await Promise.all(
+            nodes.map((node) => ask(node, () => lockScripts(node).acquireTokenLock(key, token, options.ttlMs), settings.perNodeTimeoutMs)),
+          );
+          // Validity runs from when the requests were sent, on the monotonic clock.
+          validUntil = sentAt + options.ttlMs - driftMs(options.ttlMs, settings.driftFactor, settings.driftFixedMs);
+          const granted = answers.filter((answer) => answer.ok && answer.value === ACQUIRED).length;
+          options.onObserve?.({ kind: "votes", votes: answers.map(voteOf), validityMs: Math.round(validUntil - now()) });
+          if (granted >= quorum && validUntil > now()) return { acquired: true };
+
+          await releaseEverywhere();
+          const silent = answers.filter((answer) => !answer.ok);
+          quorumLost = silent.length > nodes.length - quorum;
+          if (quorumLost && silent.every((answer) => !answer.ok && answer.down)) {
+            throw new LockUnavailableError(
+              `${silent.length} of ${nodes.length} Redis nodes are down; Redlock needs ${quorum}`,
+            );
+          }
+          const holderTtls = answers.flatMap((answer) => (answer.ok && answer.value >= 0 ? [answer.value] : []));
+          return { acquired: false, holderTtlMs: holderTtls.length ? Math.min(...holderTtls) : options.ttlMs };
+        },
+      ));
+      if (variant.fenced) fencingToken = await clients.redis().incr(storeFenceKey(resource));
+      return validUntil;
+    },
+    release: async () => (await releaseEverywhere()) >= quorum,
+  };
+}
