@@ -47,6 +47,19 @@ export interface SharedLock {
 export interface Lease {
   readonly lock: SharedLock;
   validUntil: number;
+  /** What every holder of this lease is shown of it, built for its first holder (heldLockOf). */
+  views?: LeaseViews;
+}
+
+type LeaseViews = Pick<HeldLock, "timeLeftMs" | "leaseLeftMs" | "sequencerCurrent">;
+
+function viewsOf(lease: Lease): LeaseViews {
+  const left = () => lease.validUntil - now();
+  return {
+    timeLeftMs: lease.lock.checked !== false ? left : undefined,
+    leaseLeftMs: Number.isFinite(lease.validUntil) ? left : undefined,
+    sequencerCurrent: lease.lock.sequencerCurrent?.bind(lease.lock),
+  };
 }
 
 /** The longest delay a Node timer takes. */
@@ -70,14 +83,19 @@ export async function holdSharedLock<T>(options: LockOptions, lock: SharedLock, 
   }
 }
 
-/** What the critical section sees of a lease. */
+/**
+ * What the critical section sees of a lease. Its functions are the lease's, made once: a line
+ * passes one lease to many holders, and closures built for each of them were garbage on the path
+ * between two holders (docs/benchmarks.md). A view the lock does not give is undefined.
+ */
 export function heldLockOf(lease: Lease, signal: AbortSignal, writeSent?: () => void): HeldLock {
+  const views = (lease.views ??= viewsOf(lease));
   return {
     signal,
-    ...(lease.lock.checked !== false && { timeLeftMs: () => lease.validUntil - now() }),
-    ...(Number.isFinite(lease.validUntil) && { leaseLeftMs: () => lease.validUntil - now() }),
+    timeLeftMs: views.timeLeftMs,
+    leaseLeftMs: views.leaseLeftMs,
     fencingToken: lease.lock.fencingToken?.(),
-    ...(lease.lock.sequencerCurrent && { sequencerCurrent: lease.lock.sequencerCurrent.bind(lease.lock) }),
+    sequencerCurrent: views.sequencerCurrent,
     writeSent,
   };
 }
