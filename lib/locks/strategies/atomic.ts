@@ -1,4 +1,4 @@
-import type { LockStrategy } from "../types";
+import { NEVER_ABORTED, type LockStrategy } from "../types";
 
 /**
  * No lock, because none is needed: the purchase takes a unit with one Lua script that checks and
@@ -9,5 +9,5 @@ export const createAtomic = (): LockStrategy => ({
   name: "atomic",
   safe: true,
   lockFree: true,
-  withLock: (_resource, _options, critical) => critical({ signal: new AbortController().signal }),
+  withLock: (_resource, _options, critical) => critical({ signal: NEVER_ABORTED }),
 });

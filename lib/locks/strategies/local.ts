@@ -1,5 +1,5 @@
 import { acquireLocal } from "../local-queue";
-import type { LockStrategy } from "../types";
+import { NEVER_ABORTED, type LockStrategy } from "../types";
 
 /**
  * An in-process async mutex (FIFO, with a wait timeout). Safe with one app instance; unsafe on
@@ -16,7 +16,7 @@ export const createLocal = (): LockStrategy => ({
   async withLock(resource, options, critical) {
     const release = await acquireLocal(resource, options.waitTimeoutMs);
     try {
-      return await critical({ signal: new AbortController().signal, writeSent: release });
+      return await critical({ signal: NEVER_ABORTED, writeSent: release });
     } finally {
       release();
     }

@@ -1,4 +1,4 @@
-import type { LockStrategy } from "../types";
+import { NEVER_ABORTED, type LockStrategy } from "../types";
 
 /**
  * No lock at all. Unsafe on purpose: concurrent buyers read the same stock and each write
@@ -7,5 +7,5 @@ import type { LockStrategy } from "../types";
 export const createNone = (): LockStrategy => ({
   name: "none",
   safe: false,
-  withLock: (_resource, _options, critical) => critical({ signal: new AbortController().signal }),
+  withLock: (_resource, _options, critical) => critical({ signal: NEVER_ABORTED }),
 });
