@@ -90,13 +90,22 @@ const SWEEP_AGAIN_MS = 250;
 /**
  * Deletes every znode under `dir` whose name carries `guid`, on the client that may have created
  * it. ZooKeeper answers one session's requests in order and the client sends what it queued in
- * order, so a listing asked after an uncertain create sees that create's outcome. Retried until
- * answered; ends when the session is gone (its ephemeral znodes went with it).
+ * order, so a listing asked after an uncertain create on the same connection sees that create's
+ * outcome. Not so after a reconnect: a create sent to a member that was then killed may already be
+ * on its way through the leader, and the member the client reconnected to answers a read from
+ * what it has applied so far — the listing can miss a znode that appears a moment later, in a
+ * session that lives on, ahead of every contender of the other instance until this one contends
+ * again (the one path we found to a CI run where app-1 was told busy for 6 s after every member
+ * was back, with no buyer on app-2). So the sweep first writes (a transaction that
+ * only checks `dir`, which goes through the leader): this session's read after it waits until
+ * the member has applied everything the leader ordered before, that create included. Retried
+ * until answered; ends when the session is gone (its ephemeral znodes went with it).
  */
 export async function sweepOurs(client: zookeeper.Client, dir: string, guid: string): Promise<void> {
   const deadline = Date.now() + SWEEP_FOR_MS;
   while (Date.now() < deadline) {
     try {
+      await answerOf<void>(client, (cb) => client.transaction().check(dir).commit((error) => cb(error, undefined)));
       const ours = (await answerOf<string[]>(client, (cb) => client.getChildren(dir, cb))).filter((name) => name.includes(guid));
       for (const name of ours) {
         await answerOf<void>(client, removal(client, `${dir}/${name}`)).catch(unlessGone);

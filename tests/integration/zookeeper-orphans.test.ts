@@ -6,17 +6,18 @@
  * no contender's znode, and the accounting is 0 sold twice, 0 lost.
  */
 import { randomUUID } from "node:crypto";
+import zookeeper from "node-zookeeper-client";
 import { afterAll, expect, it } from "vitest";
 import { openLockServices } from "@/lib/lock-services";
 import { now } from "@/lib/locks/lease";
-import { zookeeperLock, zookeeperLockPath } from "@/lib/locks/zookeeper-lock";
+import { sweepOurs, zookeeperLock, zookeeperLockPath } from "@/lib/locks/zookeeper-lock";
 import { resetConfig } from "@/lib/sale/config";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { closedLoad, countAnswers } from "../support/closed-load";
 import { openLockClients } from "../support/lock-clients";
 import { PUBLIC_URL, instanceUrl, postBuy, prepareSale, stackControl } from "../support/stack";
 import { sleep, waitFor } from "../support/wait";
-import { contenders, plantContender, zkCall } from "../support/zookeeper";
+import { contenders, describeContenders, plantContender, zkCall } from "../support/zookeeper";
 
 const SESSION_MS = 2000;
 
@@ -50,12 +51,19 @@ it("each member killed in turn under load: within a session timeout of the last 
   // Within one session timeout (and the time a buyer takes) of the last member coming back,
   // both instances sell again: nothing left in the ensemble blocks the lock.
   for (const instance of [0, 1]) {
-    const response = await waitFor(() => postBuy(instanceUrl(instance), `zk-after-${instance}-${Date.now()}`), {
+    // The answer's status and body, so a timeout says what the instance answered (busy, 503, …).
+    const response = await waitFor(async () => {
+      const r = await postBuy(instanceUrl(instance), `zk-after-${instance}-${Date.now()}`);
+      return { status: r.status, body: (await r.json().catch(() => null)) as unknown };
+    }, {
       until: (r) => r.status === 201,
       // The load went on 2.5 s past the last restart; from here, a session timeout and a few buyers' turns.
       timeoutMs: SESSION_MS + 3000,
       intervalMs: 100,
       what: `app-${instance + 1} to sell under zookeeper again`,
+    }).catch(async (error: Error) => {
+      // Say what stood in the way: the znodes under the lock's path and whose sessions they are.
+      throw new Error(`${error.message}; under the lock's path: ${describeContenders(await contenders().catch(() => []))}`, { cause: error });
     });
     expect(response.status).toBe(201);
   }
@@ -97,4 +105,22 @@ it("a znode of another session ahead of the contender is a holder: it waits, and
   } finally {
     await other.close();
   }
+});
+
+it("the sweep after an uncertain call removes every znode carrying its GUID, and ends at once where the lock's path is gone", async () => {
+  const resource = `zk-sweep-${randomUUID()}`;
+  const client = await clients.services().zookeeper(SESSION_MS);
+  const dir = zookeeperLockPath(resource);
+  // One contender's create applied twice (sent again across a reconnect), and another contender's znode.
+  const mine = await plantContender(client, resource);
+  const guid = /^_c_([0-9a-f]{32})-lock-/.exec(mine)?.[1] ?? "";
+  expect(guid, "the planted znode is named as the lock names its own").toHaveLength(32);
+  await zkCall<string>((cb) => client.create(`${dir}/_c_${guid}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
+  const other = await plantContender(client, resource);
+  const childrenOf = () => zkCall<string[]>((cb) => client.getChildren(dir, cb));
+  expect(await childrenOf()).toHaveLength(3);
+
+  await sweepOurs(client, dir, guid);
+  expect(await childrenOf(), "only the other contender's znode is left").toEqual([other]);
+  await expect(sweepOurs(client, zookeeperLockPath(`zk-never-${randomUUID()}`), guid)).resolves.toBeUndefined();
 });
