@@ -5,6 +5,7 @@ import { AppError, StoreUnavailableError } from "../errors";
  * import a strategy file: they ask `getStrategy(name)` in ./registry, whose list of names is the
  * one list (STRATEGY_NAMES in ./strategies).
  */
+
 /**
  * The signal of a holder whose lock nobody takes away (no lease: a lock in the process's memory,
  * or no lock at all). One for all, since nothing ever aborts it: a new AbortController per holder
