@@ -1,7 +1,7 @@
 import type Redis from "ioredis";
 import { STREAM_CAP, eventStreamKey } from "../sale/keys";
 import type { TimelineEvent } from "./events";
-import { toWire, type WireEvent } from "./wire";
+import { wireOf, type WireEvent } from "./wire";
 
 /**
  * Client-side timeline events (acquired, renewed, released…), stamped on this process's
@@ -17,7 +17,13 @@ const REMEASURE_MS = 30_000;
 /** A client-side step as its holder notes it: the recorder stamps its time and lease end on Redis' clock. */
 export type ClientStep = Omit<TimelineEvent, "atUs" | "leaseEndsAtUs">;
 
-type Pending = ClientStep & { readonly saleId: number; readonly at: number; readonly leaseEndsAt?: number };
+/** A noted step, kept as it was given (no copy): it is spelt for the stream only when it is sent. */
+interface Pending {
+  readonly saleId: number;
+  readonly at: number;
+  readonly leaseEndsAt: number | undefined;
+  readonly step: ClientStep;
+}
 
 interface ClockFix {
   /** Redis µs = (performance.timeOrigin + performance.now()) × 1000 + offsetUs */
@@ -70,15 +76,11 @@ export function createTimelineRecorder(redis: () => Redis): TimelineRecorder {
     // One stream entry per sale and flush, holding the whole batch: a few commands a second,
     // whatever the purchase rate.
     const bySale = new Map<number, WireEvent[]>();
-    for (const { saleId, at, leaseEndsAt, ...step } of batch) {
-      const event: TimelineEvent = {
-        ...step,
-        atUs: toRedisUs(fix, at),
-        ...(leaseEndsAt !== undefined && Number.isFinite(leaseEndsAt) && { leaseEndsAtUs: toRedisUs(fix, leaseEndsAt) }),
-      };
-      const list = bySale.get(saleId) ?? [];
-      list.push(toWire(event));
-      bySale.set(saleId, list);
+    for (const { saleId, at, leaseEndsAt, step } of batch) {
+      const wire = wireOf(step, toRedisUs(fix, at), leaseEndsAt !== undefined && Number.isFinite(leaseEndsAt) ? toRedisUs(fix, leaseEndsAt) : undefined);
+      const list = bySale.get(saleId);
+      if (list) list.push(wire);
+      else bySale.set(saleId, [wire]);
     }
     const pipeline = redis().pipeline();
     for (const [saleId, events] of bySale) {
@@ -91,7 +93,7 @@ export function createTimelineRecorder(redis: () => Redis): TimelineRecorder {
   return {
     note(saleId, step, leaseEndsAt) {
       if (buffer.length >= MAX_BUFFER) return;
-      buffer.push({ ...step, saleId, at: performance.now(), leaseEndsAt });
+      buffer.push({ saleId, at: performance.now(), leaseEndsAt, step });
       timer ??= setTimeout(() => void flush(), FLUSH_MS);
     },
     clockErrorMs: () => clock?.errorMs,

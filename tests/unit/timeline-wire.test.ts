@@ -3,6 +3,7 @@ import path from "node:path";
 import type Redis from "ioredis";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { EVENT_KINDS, type TimelineEvent } from "@/lib/timeline/events";
+import { holderTimeline } from "@/lib/timeline/holder-timeline";
 import { createTimelineRecorder } from "@/lib/timeline/recorder";
 import { eventsOfJson, eventsOfStreamEntry, storedJsonOf } from "@/lib/timeline/wire";
 
@@ -100,5 +101,27 @@ describe("the recorder's stream entries", () => {
     ]);
     // And a timeline kept now is spelt as the old ones were.
     expect(storedJsonOf(named)).toEqual(keptBefore);
+  });
+
+  it("spell a buyer's steps with its holder and instance, with or without fields of their own, each step apart", async () => {
+    const { recorder, added } = recorderOnFakeRedis();
+    const timeline = holderTimeline(recorder, 5, "cd34ef56", "app-2");
+    const extra = { buyer: "bob" };
+    timeline.note("acquire-sent", extra);
+    timeline.note("acquired", { fencingToken: 7 }, 1000 + 2000);
+    timeline.note("released");
+    timeline.observe({ kind: "votes", votes: ["granted", "down"], validityMs: 1990 });
+    // Steps are kept as noted until sent: the caller's object is not the step, and not changed.
+    extra.buyer = "mallory";
+    await recorder.flush();
+
+    expect(added).toHaveLength(1);
+    expect(JSON.parse(added[0]![1]!)).toEqual([
+      { t: REDIS_US, kind: "acquire-sent", h: "cd34ef56", i: "app-2", b: "bob" },
+      { t: REDIS_US, kind: "acquired", h: "cd34ef56", i: "app-2", f: 7, exp: REDIS_US + 2_000_000 },
+      { t: REDIS_US, kind: "released", h: "cd34ef56", i: "app-2" },
+      { t: REDIS_US, kind: "votes", h: "cd34ef56", i: "app-2", votes: ["granted", "down"], validityMs: 1990 },
+    ]);
+    expect(extra).toEqual({ buyer: "mallory" });
   });
 });
