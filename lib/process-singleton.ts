@@ -16,13 +16,29 @@
  */
 const slots = globalThis as typeof globalThis & Record<symbol, unknown>;
 
+/** Each name's symbol, made once: getRedis() alone asks for its slot several times a purchase. */
+const keys = new Map<string, symbol>();
+
+function keyOf(name: string): symbol {
+  let key = keys.get(name);
+  if (key === undefined) keys.set(name, (key = Symbol.for(`locklab.${name}`)));
+  return key;
+}
+
+/**
+ * The process's one `T` under `name`, made by `create` on first use (`create` must not return
+ * undefined). One lookup on globalThis and no string built per call: at ~40 calls a purchase, the
+ * template string, Symbol.for and a second lookup cost an app instance ~10 µs a purchase
+ * (docs/benchmarks.md, "What the timeline's recording cost").
+ */
 export function processSingleton<T>(name: string, create: () => T): T {
-  const key = Symbol.for(`locklab.${name}`);
-  if (!(key in slots)) slots[key] = create();
-  return slots[key] as T;
+  const key = keyOf(name);
+  const made = slots[key];
+  if (made !== undefined) return made as T;
+  return (slots[key] = create());
 }
 
 /** Forgets a singleton (a client closed for good): the next use makes a new one. */
 export function forgetProcessSingleton(name: string): void {
-  delete slots[Symbol.for(`locklab.${name}`)];
+  delete slots[keyOf(name)];
 }
