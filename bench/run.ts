@@ -8,7 +8,7 @@
  * `node scripts/bootstrap.mjs bench` provides it. Knobs (bench/knobs.ts): BENCH_BUYERS,
  * BENCH_WINDOW_MS, BENCH_LEVEL (in-process | http), BENCH_ONLY (comma-separated row labels or peer
  * names, optionally `level:label`), BENCH_CURVE (0 skips the curve), BENCH_CURVE_BUYERS,
- * BENCH_CURVE_WINDOW_MS, BENCH_CHART (the SVG's path), BENCH_BLOCKS (blocks of the ratios measured in blocks, 3).
+ * BENCH_CURVE_WINDOW_MS, BENCH_CHART (the SVG's path), BENCH_BLOCKS (blocks of the ratios measured in blocks, 5).
  */
 import fs from "node:fs";
 import os from "node:os";
