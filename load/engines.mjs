@@ -5,7 +5,8 @@
  *  - open: buyers arrive at `rate` per second whatever the store answers (k6's arrival-rate
  *    executors), at most `vus` in flight; an arrival with none free is dropped and counted.
  * Each calls `onAnswer(status, ms)` per answer and `onError()` per network error or timeout, and
- * returns { finished, stop() }.
+ * returns { finished, stop() }. Both stop sending at their bound and wait for the purchases still in
+ * flight (as k6's graceful stop does): the store completes them, so the run must count them.
  */
 import autocannon from "autocannon";
 
@@ -18,7 +19,23 @@ const buyRequest = (nextBuyer) => ({
   body: () => JSON.stringify({ buyer: nextBuyer() }),
 });
 
-export function closedEngine({ url, vus, total, durationMs, requestTimeoutMs, nextBuyer }, { onAnswer, onError }) {
+/** One purchase over fetch: its status and time to answer; rejects on a network error or timeout. */
+async function buyOnce(target, request, requestTimeoutMs) {
+  const sentAt = performance.now();
+  const response = await fetch(target, { method: request.method, headers: request.headers, body: request.body(), signal: AbortSignal.timeout(requestTimeoutMs) });
+  await response.arrayBuffer();
+  return { status: response.status, ms: performance.now() - sentAt };
+}
+
+export function closedEngine(options, hooks) {
+  return options.total !== undefined ? closedForAmount(options, hooks) : closedForDuration(options, hooks);
+}
+
+/**
+ * A fixed number of purchases: autocannon, each connection sending its share and stopping when every
+ * one is answered.
+ */
+function closedForAmount({ url, vus, total, requestTimeoutMs, nextBuyer }, { onAnswer, onError }) {
   let finish;
   const finished = new Promise((resolve, reject) => {
     finish = (error, result) => (error ? reject(error) : resolve(result));
@@ -30,8 +47,8 @@ export function closedEngine({ url, vus, total, durationMs, requestTimeoutMs, ne
       method: request.method,
       headers: request.headers,
       // A fixed amount splits evenly over the connections and cannot be smaller than their count.
-      connections: total !== undefined ? Math.min(vus, total) : vus,
-      ...(total !== undefined ? { amount: total } : { duration: durationMs / 1000 }),
+      connections: Math.min(vus, total),
+      amount: total,
       // autocannon checks its stop flag once per sample interval: keep the overshoot small.
       sampleInt: 100,
       timeout: requestTimeoutMs / 1000,
@@ -52,6 +69,38 @@ export function closedEngine({ url, vus, total, durationMs, requestTimeoutMs, ne
   return { finished, stop: () => instance.stop() };
 }
 
+/**
+ * For a duration: `vus` lanes, each sending its next purchase when the last is answered, until the
+ * deadline; then each waits for its last answer. (autocannon's duration destroys its connections
+ * at the deadline: the purchases in flight were sold by the store and never counted — a run of 200
+ * VUs showed 1,341 bought against 1,541 orders.)
+ */
+function closedForDuration({ url, vus, durationMs, requestTimeoutMs, nextBuyer }, { onAnswer, onError }) {
+  const target = new URL("/api/buy", url).href;
+  const request = buyRequest(nextBuyer);
+  let stopped = false;
+  let errors = 0;
+  const stop = () => {
+    stopped = true;
+    clearTimeout(deadline);
+  };
+  const deadline = setTimeout(stop, durationMs);
+  const lane = async () => {
+    while (!stopped) {
+      try {
+        const { status, ms } = await buyOnce(target, request, requestTimeoutMs);
+        onAnswer(status, ms);
+      } catch {
+        errors += 1;
+        onError();
+        if (errors >= BAILOUT_ERRORS) stop();
+      }
+    }
+  };
+  const finished = Promise.all(Array.from({ length: vus }, lane)).then(stop);
+  return { finished, stop };
+}
+
 /** How often the open model looks at the clock to start the arrivals that are due. */
 const TICK_MS = 5;
 
@@ -70,11 +119,9 @@ export function openEngine({ url, vus, rate, rampMs = 0, total, durationMs, requ
   };
   const send = async () => {
     inFlight += 1;
-    const sentAt = performance.now();
     try {
-      const response = await fetch(target, { method: request.method, headers: request.headers, body: request.body(), signal: AbortSignal.timeout(requestTimeoutMs) });
-      await response.arrayBuffer();
-      onAnswer(response.status, performance.now() - sentAt);
+      const { status, ms } = await buyOnce(target, request, requestTimeoutMs);
+      onAnswer(status, ms);
     } catch {
       errors += 1;
       onError();

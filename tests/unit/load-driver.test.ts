@@ -124,6 +124,16 @@ describe("runLoad", () => {
     expect(summary.requests).toBe(summary.bought + summary.soldOut + summary.busy + summary.errors);
   });
 
+  it("a duration run waits for the purchases still in flight at its end, and counts every one the store answered", async () => {
+    // 300 ms per answer and a 500 ms run: at the deadline every lane has a purchase on the wire.
+    store = await startFakeStore(100, 200, 300);
+    const summary = await runLoad({ url: store.url, vus: 6, durationMs: 500, quiet: true });
+    expect(store.buyers.length).toBeGreaterThanOrEqual(12);
+    expect(summary.requests).toBe(store.buyers.length);
+    expect(summary.requests).toBe(summary.bought + summary.soldOut + summary.busy + summary.errors);
+    expect(summary.durationMs).toBeGreaterThanOrEqual(590);
+  });
+
   it("reports progress and completes the run with the node summary", async () => {
     store = await startFakeStore(10);
     const lines: string[] = [];
