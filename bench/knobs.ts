@@ -29,7 +29,8 @@ export interface Knobs {
   readonly chartPath: string;
   /**
    * BENCH_BLOCKS: blocks of A, B, B, A windows for the ratios
-   * measured in blocks — the holder timeline's cost (on, off) and token-lua ÷ atomic over HTTP. @default 5
+   * measured in blocks — the holder timeline's cost (on, off), token-lua ÷ atomic over HTTP, and
+   * redlock ÷ its best peer in-process. @default 5
    * (with three, one slow block of the machine's decided the median: the timeline row read 0.931
    * from blocks 0.984, 0.931, 0.926 and 0.959 from six an hour later; docs/benchmarks.md)
    */

@@ -37,9 +37,17 @@ export const CEILING_LOCKS: readonly StrategyName[] = ["token-lua", "redlock"];
 /** Also in the ceiling's rounds: the lock in the process's own memory, which should beat both. */
 export const CEILING_LOCAL: StrategyName = "local";
 
+/**
+ * In-process, `redlock` ÷ the best Redlock peer of the main table is also measured in blocks of
+ * redlock, peer, peer, redlock windows at each number of buyers its aims are checked at (the row
+ * BENCH_ONLY calls REDLOCK_PEER_ROW); its two results carry PEER_BLOCKS.
+ */
+export const REDLOCK_PEER_ROW = "redlock vs its best peer";
+export const PEER_BLOCKS = " (peer blocks)";
+
 /** The project's lock a row measures (a timeline or paired row counts as its strategy's), or undefined for a peer. */
 export function projectLock(label: string): StrategyName | undefined {
-  const suffixed = [TIMELINE_ON, TIMELINE_OFF, PAIRED, CEILING_ROUNDS].some((suffix) => label.endsWith(suffix));
+  const suffixed = [TIMELINE_ON, TIMELINE_OFF, PAIRED, CEILING_ROUNDS, PEER_BLOCKS].some((suffix) => label.endsWith(suffix));
   const name = suffixed ? label.slice(0, label.lastIndexOf(" (")) : label;
   return PROJECT_ROWS.find((row) => row === name);
 }

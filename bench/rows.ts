@@ -7,7 +7,7 @@ import { setTimelineRecording } from "../lib/sale/config";
 import { runHttp } from "./http";
 import { runInProcess } from "./in-process";
 import type { CurveSettings, Level } from "./knobs";
-import { CEILING_ROW, CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PROJECT_ROWS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
+import { CEILING_ROW, CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PEER_BLOCKS, PROJECT_ROWS, REDLOCK_PEER_ROW, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
 import { fixedSleepPeer } from "./peers/fixed-sleep";
 import type { PeerRow } from "./peers";
 import { meanOfAll, type RowResult } from "./stats";
@@ -83,6 +83,39 @@ function pairedRow(workload: Workload, publicUrl: string, blocks: number): Row {
       return [meanOfAll(token), meanOfAll(atomic)];
     },
   };
+}
+
+/**
+ * `redlock` against the best Redlock peer of the main table (`peer`), in-process, at each of
+ * `buyersList`, in `blocks` blocks of redlock, peer, peer, redlock windows. The main table and the
+ * curve measure each once, minutes apart: in be5d3d3's full run the table's single 4 s window of
+ * `redlock` at 50 buyers read 3,658/s while the same lock read 5,562/s on the curve and 5,666/s over
+ * the ceiling's rounds, and the aim (≥ 3× the peer) read 2.98. Each side is the mean of its windows
+ * and keeps every window's figure (`samples`) for the aim's blocks; each side's p99 is the mean of
+ * its windows' p99.
+ */
+export function redlockPeerRows(peer: PeerRow, workload: Workload, buyersList: readonly number[], blocks: number): Row[] {
+  return buyersList.map((buyers) => ({
+    label: REDLOCK_PEER_ROW,
+    level: "in-process",
+    buyers,
+    async run() {
+      const at: Workload = { ...workload, buyers };
+      const ourLock = getStrategy("redlock");
+      const theirLock = peer.lock();
+      const ours: RowResult[] = [];
+      const theirs: RowResult[] = [];
+      const measureOurs = async () => ours.push(await runInProcess(`redlock${PEER_BLOCKS}`, ourLock, at));
+      const measureTheirs = async () => theirs.push(await runInProcess(`${peer.label}${PEER_BLOCKS}`, theirLock, at));
+      for (let block = 0; block < blocks; block += 1) {
+        await measureOurs();
+        await measureTheirs();
+        await measureTheirs();
+        await measureOurs();
+      }
+      return [meanOfAll(ours), meanOfAll(theirs)];
+    },
+  }));
 }
 
 /**

@@ -24,7 +24,7 @@ import { contentionChart, curvePanels } from "./chart";
 import { assertLoopback, runHttp } from "./http";
 import { readKnobs, rowFilter } from "./knobs";
 import { peerRows, type PeerRow } from "./peers";
-import { curveRows, curveWindowMs, mergeWindows, tableRows, type Row } from "./rows";
+import { curveRows, curveWindowMs, mergeWindows, redlockPeerRows, tableRows, type Row } from "./rows";
 import type { RowResult } from "./stats";
 import { curveTable, table } from "./table";
 import type { Workload } from "./workload";
@@ -102,8 +102,13 @@ async function main(): Promise<number> {
     console.log("in-process: the lock + the Redis critical section (no order insert); http: the whole POST /api/buy through nginx → 2 app instances (order insert in Postgres included)");
     console.log("peers: redis-semaphore 5.8.0, node-redlock 4.2.0 and 5.0.0-beta.2, @sesamecare-oss/redlock 1.4.0, redlock-universal 0.8.5 — in-process only (a library has no HTTP endpoint)\n");
     tableResults = await runner.run(tableRows(workload, peers, env.PUBLIC_URL, knobs.blocks).filter(selected));
+    const followed = curvePeers(tableResults, peers);
+    const redlockPeer = followed.find((peer) => peer.family === "redlock");
+    if (redlockPeer) {
+      const pairs = redlockPeerRows(redlockPeer, workload, DEFAULT_AIM_TARGETS.redlockAtBuyers, knobs.blocks).filter(selected);
+      tableResults.push(...(await runner.run(pairs)));
+    }
     if (curve) {
-      const followed = curvePeers(tableResults, peers);
       process.stderr.write(`… contention curve: ${curve.buyers.join(", ")} buyers · ${curve.buyers.map((b) => curveWindowMs(curve.windowMs, b) / 1000).join(" / ")} s per point · peers: ${followed.map((p) => p.label).join(", ") || "none measured"} · then the safe locks back down from ${Math.max(...curve.buyers)} to ${DEFAULT_AIM_TARGETS.contendedFromBuyers} buyers\n`);
       curveResults = mergeWindows(await runner.run(curveRows(curve, followed, workload, env.PUBLIC_URL, DEFAULT_AIM_TARGETS.contendedFromBuyers).filter(selected)));
     }

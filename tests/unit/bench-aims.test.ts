@@ -72,6 +72,29 @@ describe("the benchmark's aims", () => {
     expect(find(run(table, curve), "redlock ÷", "at 200 buyers").map((aim) => aim.ok)).toEqual([true, true]);
   });
 
+  it("judges redlock against its peer by the blocks of redlock, peer, peer, redlock when they ran", () => {
+    const { table, curve } = passingRun();
+    const peer = "node-redlock 5-beta (tuned retry 50±50 ms ×100)";
+    // The table's single windows read 2.90× (one slow window of redlock); the blocks, 5 of them, one slow.
+    const slowWindow = table.map((r) => (r.label === "redlock" ? { ...r, purchasesPerSecond: 2900 } : r));
+    expect(find(run(slowWindow, curve), "redlock ÷", "at 50 buyers", "purchases/s")[0]).toMatchObject({ ok: false });
+    const blocks = [
+      row("in-process", "redlock (peer blocks)", 50, 0, { samples: [3600, 3500, 1600, 1700, 3700, 3600, 3500, 3400, 3600, 3600], p99: 30 }),
+      row("in-process", `${peer} (peer blocks)`, 50, 0, { samples: [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000], p99: 600 }),
+    ];
+    const lines = find(run([...slowWindow, ...blocks], curve), "redlock ÷", "at 50 buyers");
+    expect(lines.map((aim) => aim.ok)).toEqual([true, true]);
+    expect(lines[0]!.text).toContain("median of 5 blocks of redlock, peer, peer, redlock: 3.55, 1.65, 3.65, 3.45, 3.60), purchases/s: 3.55 (aim ≥ 3)");
+    expect(lines[1]!.text).toContain("p99 latency (mean of each side's windows): 0.050");
+    // The blocks decide both ways: three slow blocks miss the aim though the table's windows would hold it.
+    const slowBlocks = [{ ...blocks[0]!, samples: [2000, 2000, 2000, 2000, 2000, 2000, 3600, 3600, 3600, 3600] }, blocks[1]!];
+    const [missed] = find(run([...table, ...slowBlocks], curve), "redlock ÷", "at 50 buyers", "purchases/s");
+    expect(missed).toMatchObject({ ok: false });
+    expect(missed!.text).toContain("purchases/s: 2.00 (aim ≥ 3)");
+    // At 200 buyers, with no blocks there, the curve's points still decide.
+    expect(find(run([...slowWindow, ...blocks], curve), "redlock ÷", "at 200 buyers", "purchases/s")[0]!.text).not.toContain("blocks");
+  });
+
   it("wants token-lua at twice redis-semaphore's Mutex at its best setting", () => {
     const { table, curve } = passingRun();
     const [held] = find(run(table, curve), "token-lua ÷ redis-semaphore Mutex");
