@@ -65,6 +65,20 @@ export const formatAim = (aim: Aim): string => `${aim.ok ? "✓" : "✗"} ${aim.
 const ratio = (part: number, whole: number) => part / Math.max(whole, 1e-9);
 
 /**
+ * A figure judged against `aim` (at least, or with `atMost` at most), to `digits` places — or more
+ * where fewer would round it onto the aim's other side: 0.8996 against ≥ 0.9 prints 0.8996 ✗, not
+ * 0.90 ✗, and 0.333 against ≤ 1/3 is not printed as a miss of 0.333.
+ */
+export function shown(value: number, aim: number, digits = 2, atMost = false): string {
+  const held = (x: number) => (atMost ? x <= aim : x >= aim);
+  for (let d = digits; d < 6; d += 1) {
+    const printed = value.toFixed(d);
+    if (held(Number(printed)) === held(value)) return printed;
+  }
+  return String(value);
+}
+
+/**
  * Each block's on ÷ off (or first ÷ second: the paired row's token-lua ÷ atomic, redlock ÷ its peer), from the rows'
  * windows in measured order (two of each per block), or undefined when the rows carry no windows
  * to pair. A slow moment of the machine spoils one block, not the figure.
@@ -119,8 +133,8 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
     const throughput = blocks ? median(blocks) : ratio(ours.purchasesPerSecond, theirs.purchasesPerSecond);
     const p99 = ratio(ours.p99, theirs.p99);
     const p99How = blocks ? " (mean of each side's windows)" : "";
-    out.push({ ok: throughput >= targets.redlockOverPeer, text: `${against}${how}, purchases/s: ${throughput.toFixed(2)} (aim ≥ ${targets.redlockOverPeer})` });
-    out.push({ ok: p99 <= targets.redlockP99OverPeer, text: `${against}, p99 latency${p99How}: ${p99.toFixed(3)} (aim ≤ ${targets.redlockP99OverPeer.toFixed(3)})` });
+    out.push({ ok: throughput >= targets.redlockOverPeer, text: `${against}${how}, purchases/s: ${shown(throughput, targets.redlockOverPeer)} (aim ≥ ${targets.redlockOverPeer})` });
+    out.push({ ok: p99 <= targets.redlockP99OverPeer, text: `${against}, p99 latency${p99How}: ${shown(p99, targets.redlockP99OverPeer, 3, true)} (aim ≤ ${targets.redlockP99OverPeer.toFixed(3)})` });
   }
 
   const mutexPeer = bestPeer(inputs, "mutex");
@@ -130,7 +144,7 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
     const throughput = ratio(token.purchasesPerSecond, mutex.purchasesPerSecond);
     out.push({
       ok: throughput >= targets.tokenOverMutex,
-      text: `token-lua ÷ ${mutex.label} (its best setting), in-process at ${mutex.buyers} buyers, purchases/s: ${throughput.toFixed(2)} (aim ≥ ${targets.tokenOverMutex})`,
+      text: `token-lua ÷ ${mutex.label} (its best setting), in-process at ${mutex.buyers} buyers, purchases/s: ${shown(throughput, targets.tokenOverMutex)} (aim ≥ ${targets.tokenOverMutex})`,
     });
   }
 
@@ -145,11 +159,11 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
     const throughput = median(pairBlocks);
     out.push({
       ok: throughput >= targets.tokenOverAtomicHttp,
-      text: `token-lua ÷ atomic over HTTP (median of ${pairBlocks.length} blocks of token-lua, atomic, atomic, token-lua: ${pairBlocks.map((b) => b.toFixed(2)).join(", ")}), purchases/s: ${throughput.toFixed(2)} (aim ≥ ${targets.tokenOverAtomicHttp})`,
+      text: `token-lua ÷ atomic over HTTP (median of ${pairBlocks.length} blocks of token-lua, atomic, atomic, token-lua: ${pairBlocks.map((b) => b.toFixed(2)).join(", ")}), purchases/s: ${shown(throughput, targets.tokenOverAtomicHttp)} (aim ≥ ${targets.tokenOverAtomicHttp})`,
     });
   } else if (tokenHttp && atomicHttp) {
     const throughput = ratio(tokenHttp.purchasesPerSecond, atomicHttp.purchasesPerSecond);
-    out.push({ ok: throughput >= targets.tokenOverAtomicHttp, text: `token-lua ÷ atomic over HTTP, purchases/s: ${throughput.toFixed(2)} (aim ≥ ${targets.tokenOverAtomicHttp})` });
+    out.push({ ok: throughput >= targets.tokenOverAtomicHttp, text: `token-lua ÷ atomic over HTTP, purchases/s: ${shown(throughput, targets.tokenOverAtomicHttp)} (aim ≥ ${targets.tokenOverAtomicHttp})` });
   }
 
   for (const name of TIMELINE_ROWS) {
@@ -163,7 +177,7 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
       : "measured on, off, off, on";
     out.push({
       ok: onOverOff >= targets.timelineOnOverOff,
-      text: `${name} over HTTP, timeline recording on ÷ off (${how}), purchases/s: ${onOverOff.toFixed(3)} (aim ≥ ${targets.timelineOnOverOff})`,
+      text: `${name} over HTTP, timeline recording on ÷ off (${how}), purchases/s: ${shown(onOverOff, targets.timelineOnOverOff, 3)} (aim ≥ ${targets.timelineOnOverOff})`,
     });
   }
 
@@ -186,14 +200,14 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
           : "";
         out.push({
           ok: share >= targets.ofSerialCeiling,
-          text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (median of ${rounds.length} rounds of ceiling, token-lua, redlock, local windows; quartiles ${quartile(0.25).toFixed(2)}–${quartile(0.75).toFixed(2)}, range ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}; means ${Math.round(roundLock!.purchasesPerSecond)} ÷ ${Math.round(roundCeiling!.purchasesPerSecond)}/s${cpu}): ${share.toFixed(2)} (aim ≥ ${targets.ofSerialCeiling})`,
+          text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (median of ${rounds.length} rounds of ceiling, token-lua, redlock, local windows; quartiles ${quartile(0.25).toFixed(2)}–${quartile(0.75).toFixed(2)}, range ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}; means ${Math.round(roundLock!.purchasesPerSecond)} ÷ ${Math.round(roundCeiling!.purchasesPerSecond)}/s${cpu}): ${shown(share, targets.ofSerialCeiling)} (aim ≥ ${targets.ofSerialCeiling})`,
         });
         continue;
       }
       const ours = at("in-process", name, buyers);
       if (!ours || !ceiling) continue;
       const share = ratio(ours.purchasesPerSecond, ceiling.purchasesPerSecond);
-      out.push({ ok: share >= targets.ofSerialCeiling, text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (${Math.round(ours.purchasesPerSecond)} ÷ ${Math.round(ceiling.purchasesPerSecond)}/s): ${share.toFixed(2)} (aim ≥ ${targets.ofSerialCeiling})` });
+      out.push({ ok: share >= targets.ofSerialCeiling, text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (${Math.round(ours.purchasesPerSecond)} ÷ ${Math.round(ceiling.purchasesPerSecond)}/s): ${shown(share, targets.ofSerialCeiling)} (aim ≥ ${targets.ofSerialCeiling})` });
     }
     // `local` against both, by the same rounds when they ran: each one's median share of the ceiling.
     const roundMedian = (name: string) => {
@@ -249,7 +263,7 @@ function contentionAims(curve: readonly RowResult[], targets: AimTargets): Aim[]
       const how = windows > 1 ? ` (each point the mean of ${windows} windows, up the curve and back down: ${windowsOf(worst)} ÷ ${windowsOf(from)})` : "";
       out.push({
         ok: kept >= targets.keptUnderContention,
-        text: `${name} ${level}, ${from.buyers} → ${last.buyers} buyers, purchases/s kept at the worst point (${worst.buyers} buyers)${how}: ${kept.toFixed(2)} (aim ≥ ${targets.keptUnderContention})`,
+        text: `${name} ${level}, ${from.buyers} → ${last.buyers} buyers, purchases/s kept at the worst point (${worst.buyers} buyers)${how}: ${shown(kept, targets.keptUnderContention)} (aim ≥ ${targets.keptUnderContention})`,
       });
     }
   }

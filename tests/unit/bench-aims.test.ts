@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aims, bestPeer, formatAim, type AimInputs } from "@/bench/aims";
+import { aims, bestPeer, formatAim, shown, type AimInputs } from "@/bench/aims";
 import type { RowResult } from "@/bench/stats";
 
 function row(level: RowResult["level"], label: string, buyers: number, purchasesPerSecond: number, extra: Partial<RowResult> = {}): RowResult {
@@ -227,6 +227,23 @@ describe("the benchmark's aims", () => {
     const slowLocal = run([...table, ...single, ...rounds,
       row("in-process", "local (ceiling rounds)", 50, 0, { samples: [2800, 2900, 2700, 2800, 2400] })], curve);
     expect(find(slowLocal, "local (a lock in the process's memory) faster", "at 50 buyers")[0]).toMatchObject({ ok: false });
+  });
+
+  it("never prints a figure rounded onto the aim's other side", () => {
+    expect(shown(0.8996, 0.9)).toBe("0.8996");
+    expect(shown(0.9004, 0.9)).toBe("0.90");
+    expect(shown(0.912, 0.9)).toBe("0.91");
+    expect(shown(0.3334, 1 / 3, 3, true)).toBe("0.3334");
+    expect(shown(0.015, 1 / 3, 3, true)).toBe("0.015");
+    // As an aim prints it: a lock at 0.8996 of the ceiling reads 0.8996 ✗, not "0.90 (aim ≥ 0.9)" ✗.
+    const { table, curve } = passingRun();
+    const ceiling = "serial ceiling (no lock: one buyer at a time)";
+    const rounds = [
+      row("in-process", `${ceiling} (ceiling rounds)`, 50, 0, { samples: [10000, 10000, 10000] }),
+      row("in-process", "token-lua (ceiling rounds)", 50, 0, { samples: [8996, 8996, 8996] }),
+    ];
+    const [token] = find(run([...table, ...rounds], curve), "token-lua ÷ the serial ceiling", "at 50 buyers");
+    expect(formatAim(token!)).toMatch(/^✗ .*: 0\.8996 \(aim ≥ 0\.9\)$/);
   });
 
   it("leaves out what this run did not measure instead of guessing", () => {
