@@ -60,6 +60,23 @@ function ceilingRow(workload: Workload): Row {
 }
 
 /**
+ * `a` and `b` measured in `blocks` blocks of a, b, b, a windows, so that warming up and drifting
+ * over the row favour neither side; each side is the mean of its windows and keeps every window's
+ * figure (`samples`) in measured order, which the aims pair into blocks (bench/aims.ts blockRatios).
+ */
+async function inBlocks(blocks: number, a: () => Promise<RowResult>, b: () => Promise<RowResult>): Promise<[RowResult, RowResult]> {
+  const as: RowResult[] = [];
+  const bs: RowResult[] = [];
+  for (let block = 0; block < blocks; block += 1) {
+    as.push(await a());
+    bs.push(await b());
+    bs.push(await b());
+    as.push(await a());
+  }
+  return [meanOfAll(as), meanOfAll(bs)];
+}
+
+/**
  * `token-lua` against `atomic` over HTTP in `blocks` blocks of token-lua, atomic, atomic, token-lua
  * windows: the main table measures each once, minutes apart, and single 4 s windows on this machine
  * move by about ±7 %, as much as the distance between the aim and the figure. Each side is the mean
@@ -71,16 +88,8 @@ function pairedRow(workload: Workload, publicUrl: string, blocks: number): Row {
     level: "http",
     buyers: workload.buyers,
     async run() {
-      const measure = (name: StrategyName) => runHttp(publicUrl, name, workload, `${name}${PAIRED}`);
-      const token: RowResult[] = [];
-      const atomic: RowResult[] = [];
-      for (let block = 0; block < blocks; block += 1) {
-        token.push(await measure("token-lua"));
-        atomic.push(await measure("atomic"));
-        atomic.push(await measure("atomic"));
-        token.push(await measure("token-lua"));
-      }
-      return [meanOfAll(token), meanOfAll(atomic)];
+      const measure = (name: StrategyName) => () => runHttp(publicUrl, name, workload, `${name}${PAIRED}`);
+      return inBlocks(blocks, measure("token-lua"), measure("atomic"));
     },
   };
 }
@@ -101,19 +110,13 @@ export function redlockPeerRows(peer: PeerRow, workload: Workload, buyersList: r
     buyers,
     async run() {
       const at: Workload = { ...workload, buyers };
-      const ourLock = getStrategy("redlock");
-      const theirLock = peer.lock();
-      const ours: RowResult[] = [];
-      const theirs: RowResult[] = [];
-      const measureOurs = async () => ours.push(await runInProcess(`redlock${PEER_BLOCKS}`, ourLock, at));
-      const measureTheirs = async () => theirs.push(await runInProcess(`${peer.label}${PEER_BLOCKS}`, theirLock, at));
-      for (let block = 0; block < blocks; block += 1) {
-        await measureOurs();
-        await measureTheirs();
-        await measureTheirs();
-        await measureOurs();
-      }
-      return [meanOfAll(ours), meanOfAll(theirs)];
+      const ours = getStrategy("redlock");
+      const theirs = peer.lock();
+      return inBlocks(
+        blocks,
+        () => runInProcess(`redlock${PEER_BLOCKS}`, ours, at),
+        () => runInProcess(`${peer.label}${PEER_BLOCKS}`, theirs, at),
+      );
     },
   }));
 }
@@ -189,16 +192,8 @@ function timelineRow(name: StrategyName, workload: Workload, publicUrl: string, 
         await setTimelineRecording(on);
         return runHttp(publicUrl, name, workload, `${name}${on ? TIMELINE_ON : TIMELINE_OFF}`);
       };
-      const on: RowResult[] = [];
-      const off: RowResult[] = [];
       try {
-        for (let block = 0; block < blocks; block += 1) {
-          on.push(await measure(true));
-          off.push(await measure(false));
-          off.push(await measure(false));
-          on.push(await measure(true));
-        }
-        return [meanOfAll(on), meanOfAll(off)];
+        return await inBlocks(blocks, () => measure(true), () => measure(false));
       } finally {
         await setTimelineRecording(true);
       }
