@@ -67,7 +67,7 @@ const ratio = (part: number, whole: number) => part / Math.max(whole, 1e-9);
 /**
  * A figure judged against `aim` (at least, or with `atMost` at most), to `digits` places — or more
  * where fewer would round it onto the aim's other side: 0.8996 against ≥ 0.9 prints 0.8996 ✗, not
- * 0.90 ✗, and 0.333 against ≤ 1/3 is not printed as a miss of 0.333.
+ * 0.90 ✗, and 0.3334 against ≤ 1/3 prints 0.3334 ✗, not 0.333 ✗.
  */
 export function shown(value: number, aim: number, digits = 2, atMost = false): string {
   const held = (x: number) => (atMost ? x <= aim : x >= aim);
