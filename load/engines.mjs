@@ -27,6 +27,24 @@ async function buyOnce(target, request, requestTimeoutMs) {
   return { status: response.status, ms: performance.now() - sentAt };
 }
 
+/**
+ * One purchase, counted: its answer through `onAnswer`, a network error or timeout through `onError`;
+ * `stop()` once BAILOUT_ERRORS of them have failed.
+ */
+function countedBuyer(target, request, requestTimeoutMs, { onAnswer, onError }, stop) {
+  let errors = 0;
+  return async () => {
+    try {
+      const { status, ms } = await buyOnce(target, request, requestTimeoutMs);
+      onAnswer(status, ms);
+    } catch {
+      errors += 1;
+      onError();
+      if (errors >= BAILOUT_ERRORS) stop();
+    }
+  };
+}
+
 export function closedEngine(options, hooks) {
   return options.total !== undefined ? closedForAmount(options, hooks) : closedForDuration(options, hooks);
 }
@@ -75,27 +93,16 @@ function closedForAmount({ url, vus, total, requestTimeoutMs, nextBuyer }, { onA
  * at the deadline: the purchases in flight were sold by the store and never counted — a run of 200
  * VUs showed 1,341 bought against 1,541 orders.)
  */
-function closedForDuration({ url, vus, durationMs, requestTimeoutMs, nextBuyer }, { onAnswer, onError }) {
-  const target = new URL("/api/buy", url).href;
-  const request = buyRequest(nextBuyer);
+function closedForDuration({ url, vus, durationMs, requestTimeoutMs, nextBuyer }, hooks) {
   let stopped = false;
-  let errors = 0;
   const stop = () => {
     stopped = true;
     clearTimeout(deadline);
   };
   const deadline = setTimeout(stop, durationMs);
+  const buy = countedBuyer(new URL("/api/buy", url).href, buyRequest(nextBuyer), requestTimeoutMs, hooks, stop);
   const lane = async () => {
-    while (!stopped) {
-      try {
-        const { status, ms } = await buyOnce(target, request, requestTimeoutMs);
-        onAnswer(status, ms);
-      } catch {
-        errors += 1;
-        onError();
-        if (errors >= BAILOUT_ERRORS) stop();
-      }
-    }
+    while (!stopped) await buy();
   };
   const finished = Promise.all(Array.from({ length: vus }, lane)).then(stop);
   return { finished, stop };
@@ -104,13 +111,12 @@ function closedForDuration({ url, vus, durationMs, requestTimeoutMs, nextBuyer }
 /** How often the open model looks at the clock to start the arrivals that are due. */
 const TICK_MS = 5;
 
-export function openEngine({ url, vus, rate, rampMs = 0, total, durationMs, requestTimeoutMs, nextBuyer }, { onAnswer, onError, onDropped }) {
-  const target = new URL("/api/buy", url).href;
-  const request = buyRequest(nextBuyer);
+export function openEngine({ url, vus, rate, rampMs = 0, total, durationMs, requestTimeoutMs, nextBuyer }, hooks) {
+  const { onDropped } = hooks;
+  const buy = countedBuyer(new URL("/api/buy", url).href, buyRequest(nextBuyer), requestTimeoutMs, hooks, () => stop());
   const started = performance.now();
   let arrived = 0;
   let inFlight = 0;
-  let errors = 0;
   let stopped = false;
   let done;
   const finished = new Promise((resolve) => (done = resolve));
@@ -120,12 +126,7 @@ export function openEngine({ url, vus, rate, rampMs = 0, total, durationMs, requ
   const send = async () => {
     inFlight += 1;
     try {
-      const { status, ms } = await buyOnce(target, request, requestTimeoutMs);
-      onAnswer(status, ms);
-    } catch {
-      errors += 1;
-      onError();
-      if (errors >= BAILOUT_ERRORS) stop();
+      await buy();
     } finally {
       inFlight -= 1;
       settleIfIdle();
