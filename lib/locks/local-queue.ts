@@ -6,32 +6,40 @@ import { LockBusyError } from "./types";
  * contends in Redis and the lock passes to the next buyer as soon as it is released.
  */
 interface Waiter {
-  grant: () => void;
-  timer: NodeJS.Timeout;
+  readonly resolve: (release: () => void) => void;
+  readonly reject: (error: Error) => void;
+  readonly waitTimeoutMs: number;
+  /** When the wait times out, on the monotonic clock. */
+  readonly deadline: number;
 }
+
+/** The longest delay a Node timer takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Node's timers count whole milliseconds: one may fire this much before a deadline it was set for. */
+const TIMER_GRAIN_MS = 1;
 
 class LocalQueue {
   private held = false;
   private readonly waiters: Waiter[] = [];
+  /**
+   * One timer per queue, not per waiter: it fires at the earliest deadline and turns away everyone
+   * whose wait is over. A timer set and cleared for every buyer was the line's costliest step on
+   * the path between two holders (docs/benchmarks.md); a full line re-arms it once per timeout.
+   */
+  private sweep: NodeJS.Timeout | undefined;
+  private sweepAt = Infinity;
 
-  acquire(resource: string, waitTimeoutMs: number): Promise<() => void> {
+  constructor(private readonly resource: string) {}
+
+  acquire(waitTimeoutMs: number): Promise<() => void> {
     if (!this.held) {
       this.held = true;
       return Promise.resolve(this.releaser());
     }
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        grant: () => {
-          clearTimeout(waiter.timer);
-          resolve(this.releaser());
-        },
-        timer: setTimeout(() => {
-          const index = this.waiters.indexOf(waiter);
-          if (index >= 0) this.waiters.splice(index, 1);
-          reject(new LockBusyError(resource, waitTimeoutMs));
-        }, waitTimeoutMs),
-      };
-      this.waiters.push(waiter);
+      const deadline = performance.now() + waitTimeoutMs;
+      this.waiters.push({ resolve, reject, waitTimeoutMs, deadline });
+      if (deadline < this.sweepAt) this.armSweep(deadline);
     });
   }
 
@@ -45,9 +53,42 @@ class LocalQueue {
       if (released) return;
       released = true;
       const next = this.waiters.shift();
-      if (next) next.grant();
-      else this.held = false;
+      if (next) next.resolve(this.releaser());
+      else {
+        this.held = false;
+        this.disarmSweep();
+      }
     };
+  }
+
+  private armSweep(at: number): void {
+    clearTimeout(this.sweep);
+    this.sweepAt = at;
+    this.sweep = setTimeout(() => this.turnAwayTimedOut(), Math.min(MAX_TIMER_MS, Math.max(0, at - performance.now())));
+  }
+
+  private disarmSweep(): void {
+    clearTimeout(this.sweep);
+    this.sweep = undefined;
+    this.sweepAt = Infinity;
+  }
+
+  /** Refuses every waiter whose wait is over (the line keeps its order), then waits for the next deadline. */
+  private turnAwayTimedOut(): void {
+    this.sweep = undefined;
+    this.sweepAt = Infinity;
+    const at = performance.now() + TIMER_GRAIN_MS;
+    const timedOut: Waiter[] = [];
+    let kept = 0;
+    for (const waiter of this.waiters) {
+      if (waiter.deadline <= at) timedOut.push(waiter);
+      else this.waiters[kept++] = waiter;
+    }
+    this.waiters.length = kept;
+    let next = Infinity;
+    for (const waiter of this.waiters) next = Math.min(next, waiter.deadline);
+    if (next < Infinity) this.armSweep(next);
+    for (const waiter of timedOut) waiter.reject(new LockBusyError(this.resource, waiter.waitTimeoutMs));
   }
 }
 
@@ -62,8 +103,8 @@ export function hasLocalWaiters(resource: string): boolean {
 export function acquireLocal(resource: string, waitTimeoutMs: number): Promise<() => void> {
   let queue = queues.get(resource);
   if (!queue) {
-    queue = new LocalQueue();
+    queue = new LocalQueue(resource);
     queues.set(resource, queue);
   }
-  return queue.acquire(resource, waitTimeoutMs);
+  return queue.acquire(waitTimeoutMs);
 }

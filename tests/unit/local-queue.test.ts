@@ -42,3 +42,43 @@ describe("the local FIFO queue", () => {
     secondRelease();
   });
 });
+
+describe("the local queue's wait timeouts (one timer per queue)", () => {
+  it("turns each waiter away at its own deadline, whatever order they came in, and serves the rest in order", async () => {
+    const release = await acquireLocal("deadlines", 5_000);
+    const startedAt = performance.now();
+    const refusedAt = new Map<string, number>();
+    const served: string[] = [];
+    const wait = (name: string, timeoutMs: number) =>
+      acquireLocal("deadlines", timeoutMs).then(
+        (next) => {
+          served.push(name);
+          next();
+        },
+        (error: unknown) => {
+          expect(error).toBeInstanceOf(LockBusyError);
+          refusedAt.set(name, performance.now() - startedAt);
+        },
+      );
+    const waits = [wait("long", 400), wait("short", 40), wait("middle", 120), wait("last", 400)];
+    await sleep(250);
+    expect([...refusedAt.keys()]).toEqual(["short", "middle"]);
+    expect(refusedAt.get("short")).toBeGreaterThanOrEqual(39);
+    expect(refusedAt.get("short")).toBeLessThan(120);
+    expect(refusedAt.get("middle")).toBeGreaterThanOrEqual(119);
+    release();
+    await Promise.all(waits);
+    expect(served).toEqual(["long", "last"]);
+  });
+
+  it("keeps no timer running once its line is empty", async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+    const before = timers();
+    const first = await acquireLocal("no-timer-left", 60_000);
+    const second = acquireLocal("no-timer-left", 60_000);
+    expect(timers()).toBe(before + 1);
+    first();
+    (await second)();
+    expect(timers()).toBe(before);
+  });
+});
