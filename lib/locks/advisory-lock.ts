@@ -3,7 +3,7 @@ import type { LockClients } from "./clients";
 import { advisoryKey } from "./keys";
 import { leaseEnd, now } from "./lease";
 import { classifyPgError, connectForLock } from "./pg-connection";
-import { holdSharedLock, type SharedLock } from "./shared-lock";
+import { holdSharedLock, kindOf, type SharedLock } from "./shared-lock";
 import { LockBusyError, type LockOptions, type LockStrategy } from "./types";
 
 /**
@@ -73,7 +73,7 @@ function sessionLock(pool: Pool, resource: string, options: LockOptions, pooled:
     taken?.release(discard || sessionEnded);
   };
   return {
-    kind: `${pooled ? "pg-advisory-pooled" : "pg-advisory"}:${options.ttlMs}:${options.epoch ?? 0}`,
+    kind: kindOf(pooled ? "pg-advisory-pooled" : "pg-advisory", options),
     handOn: false,
     checked: !pooled,
     async acquire(deadline) {

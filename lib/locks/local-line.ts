@@ -28,21 +28,19 @@ export async function withLocalLine<T>(
       ?? (await takeLease(resource, options, "make" in lock ? lock.make() : lock, deadline));
     // Handed on early (writeSent): the lease now belongs to the next buyer of the line, while this
     // holder's leave is still on the wire; the line keeps the lock until that leave is answered.
+    // (The hand-on is written inline, not bound to a name: under tsx, which runs the benchmark, every
+    // closure bound to a name is named per call with Object.defineProperty, ~0.4 µs each.)
     let handedOn = false;
-    let finished!: () => void;
-    const leaving = new Promise<void>((resolve) => (finished = resolve));
-    const writeSent = () => {
-      if (handedOn || !canHandOn(resource, lease)) return;
-      handedOn = true;
-      lease.leaving.add(leaving);
-      releaseLocal();
-    };
     try {
-      return await critical(heldLockOf(lease, lease.expiry.signal, lease.lock.handOn === false || lease.lock.renew ? undefined : writeSent));
+      return await critical(heldLockOf(lease, lease.expiry.signal, lease.lock.handOn === false || lease.lock.renew ? undefined : () => {
+        if (handedOn || !canHandOn(resource, lease)) return;
+        handedOn = true;
+        lease.leaving += 1;
+        releaseLocal();
+      }));
     } finally {
-      finished();
-      lease.leaving.delete(leaving);
-      if (!handedOn && !canHandOn(resource, lease)) {
+      if (handedOn) leftLease(lease);
+      else if (!canHandOn(resource, lease)) {
         letGo(resource);
         await releaseLease(lease, options.onLockLost);
       }
@@ -69,9 +67,11 @@ interface LineLease extends Lease {
    * ended yet (their leave not answered). The lock is released in Redis only after all of them: a
    * later holder of the line may end without a command behind theirs on the stock's connection (a
    * sold-out answered without reading), and where the lock lives on another server than the stock,
-   * another instance's holder must not get in before the last write has landed.
+   * another instance's holder must not get in before the last write has landed. A count, with one
+   * wake-up for the release waiting on it, rather than a promise per holder.
    */
-  readonly leaving: Set<Promise<void>>;
+  leaving: number;
+  allLeft?: () => void;
   /**
    * Aborts when the lease runs out: one signal and one timer per lease, shared by every holder it
    * is passed to (with a timer and an AbortController per holder, token-lua ran at 0.85–0.89 of the serial
@@ -85,10 +85,24 @@ interface LineLease extends Lease {
 /** Lets go of the line's lock in Redis, once every holder that handed it on has left. */
 async function releaseLease(lease: LineLease, onLost?: () => void): Promise<void> {
   lease.timers.stop();
-  while (lease.leaving.size) await Promise.all(lease.leaving);
+  while (lease.leaving > 0) {
+    await new Promise<void>((resolve) => {
+      const before = lease.allLeft; // one releaser per lease is the rule; a second must not strand the first
+      lease.allLeft = before ? () => (before(), resolve()) : resolve;
+    });
+  }
   // A failed release must not undo a finished purchase: the lock expires by its TTL anyway.
   const released = await lease.lock.release().catch(() => true);
   if (!released) onLost?.();
+}
+
+/** A holder that handed the lease on has ended: the last of them wakes the release waiting for them. */
+function leftLease(lease: LineLease): void {
+  lease.leaving -= 1;
+  if (lease.leaving > 0 || !lease.allLeft) return;
+  const wake = lease.allLeft;
+  lease.allLeft = undefined;
+  wake();
 }
 
 /** The shared lock this process holds per resource, while its line passes it along. */
@@ -103,6 +117,14 @@ export interface LineLock {
   /** As SharedLock.kind: a lease is passed only to a buyer asking for the same kind. */
   readonly kind: string;
   make(): SharedLock;
+}
+
+/**
+ * The LineLock of `kind` that `make` builds. Passed here rather than written as an object's
+ * `make: () => …`, the closure is not named per call under tsx (see withLocalLine).
+ */
+export function lineLock(kind: string, make: () => SharedLock): LineLock {
+  return { kind, make };
 }
 
 /** The lease handed on by the previous holder of this line, when it is still good for this buyer. */
@@ -126,7 +148,7 @@ async function takeLease(resource: string, options: LockOptions, lock: SharedLoc
     lock,
     validUntil,
     takenAt: now(),
-    leaving: new Set(),
+    leaving: 0,
     maxAgeMs: Math.min(MAX_LINE_LEASE_MS, options.ttlMs * LEASE_SHARE_OF_TTL),
     expiry,
     timers: { stop() {} },

@@ -43,6 +43,27 @@ export interface SharedLock {
   readonly checked?: boolean;
 }
 
+/** Which lock this is (SharedLock.kind): the strategy, its TTL and the config epoch. */
+export const kindOf = (name: string, options: LockOptions): string => `${name}:${options.ttlMs}:${options.epoch ?? 0}`;
+
+/**
+ * `kindOf` for one strategy, kept for the TTL and epoch it saw last: the config rarely changes, and
+ * one string for all its buyers is compared by identity when a lease is handed on.
+ */
+export function kindsOf(name: string): (options: LockOptions) => string {
+  let ttlMs = Number.NaN;
+  let epoch = Number.NaN;
+  let kind = "";
+  return (options) => {
+    if (options.ttlMs !== ttlMs || (options.epoch ?? 0) !== epoch) {
+      ttlMs = options.ttlMs;
+      epoch = options.epoch ?? 0;
+      kind = kindOf(name, options);
+    }
+    return kind;
+  };
+}
+
 /** A held lease: when it stops being ours, moved forward by each successful renewal. */
 export interface Lease {
   readonly lock: SharedLock;

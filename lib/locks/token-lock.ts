@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { LockClients } from "./clients";
 import { contend } from "./contend";
 import { leaseEnd, now } from "./lease";
-import { lineLetGo, withLocalLine } from "./local-line";
+import { lineLetGo, lineLock, withLocalLine } from "./local-line";
 import { releaseChannel } from "./release-signal";
 import { ACQUIRED, lockScripts } from "./scripts";
-import { holdSharedLock, type SharedLock } from "./shared-lock";
+import { holdSharedLock, kindOf, kindsOf, type SharedLock } from "./shared-lock";
 import { lockKey, storeFenceKey } from "./keys";
 import type { Cluster, Redis } from "ioredis";
 import { clusterPrimaryFor } from "../lock-services";
@@ -49,6 +49,7 @@ export interface TokenLockVariant {
 export const REPLICA_ACK_MS = 200;
 
 export function createTokenLock(clients: LockClients, variant: TokenLockVariant): LockStrategy {
+  const kinds = kindsOf(variant.name);
   return {
     name: variant.name,
     safe: variant.safe,
@@ -67,7 +68,7 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
     }),
     withLock(resource, options, critical) {
       if (!variant.localLine) return holdSharedLock(options, tokenLock(clients, resource, options, variant), critical);
-      return withLocalLine(resource, options, { kind: kindOf(variant, options), make: () => tokenLock(clients, resource, options, variant) }, critical);
+      return withLocalLine(resource, options, lineLock(kinds(options), () => tokenLock(clients, resource, options, variant)), critical);
     },
   };
 }
@@ -78,8 +79,6 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
  */
 const handsOn = (variant: TokenLockVariant) => variant.unlock === "lua" && !variant.fencing && !variant.fenceFromStore && !variant.watchdog;
 
-/** Which lock a line holds: the variant, its TTL and the config epoch (SharedLock.kind). */
-const kindOf = (variant: TokenLockVariant, options: LockOptions) => `${variant.name}:${options.ttlMs}:${options.epoch ?? 0}`;
 
 /** The server a variant keeps its lock on, and what wakes its waiters. */
 function lockServer(clients: LockClients, variant: TokenLockVariant): { server: Redis | Cluster; releases: LockClients["releases"] } {
@@ -102,7 +101,7 @@ function tokenLock(clients: LockClients, resource: string, options: LockOptions,
   const channel = releaseChannel(resource);
   let fencingToken: number | undefined;
   return {
-    kind: kindOf(variant, options),
+    kind: kindOf(variant.name, options),
     handOn: handsOn(variant),
     async acquire(deadline) {
       let sentAt = now();

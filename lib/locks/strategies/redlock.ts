@@ -3,11 +3,11 @@ import type Redis from "ioredis";
 import type { LockClients } from "../clients";
 import { contend } from "../contend";
 import { driftMs, now } from "../lease";
-import { lineLetGo, withLocalLine } from "../local-line";
+import { lineLetGo, lineLock, withLocalLine } from "../local-line";
 import { releaseChannel } from "../release-signal";
 import { ACQUIRED, lockScripts } from "../scripts";
 import { lockKey, storeFenceKey } from "../keys";
-import type { SharedLock } from "../shared-lock";
+import { kindsOf, type SharedLock } from "../shared-lock";
 import { LockBusyError, LockUnavailableError, type LockOptions, type LockStrategy } from "../types";
 
 /**
@@ -93,6 +93,7 @@ export interface RedlockVariant {
 }
 
 export function createRedlock(clients: LockClients, settings: RedlockSettings = DEFAULT_REDLOCK_SETTINGS, variant: RedlockVariant = { name: "redlock" }): LockStrategy {
+  const kinds = kindsOf(variant.name);
   return {
     name: variant.name,
     safe: true,
@@ -105,8 +106,8 @@ export function createRedlock(clients: LockClients, settings: RedlockSettings = 
       if (up < Math.floor(nodes.length / 2) + 1) throw new Error(`${up} of ${nodes.length} Redis nodes answer, fewer than a majority`);
     }]],
     withLock(resource, options, critical) {
-      const kind = `${variant.name}:${options.ttlMs}:${options.epoch ?? 0}`;
-      return withLocalLine(resource, options, { kind, make: () => redlockOn(clients, settings, variant, resource, options, kind) }, critical);
+      const kind = kinds(options);
+      return withLocalLine(resource, options, lineLock(kind, () => redlockOn(clients, settings, variant, resource, options, kind)), critical);
     },
   };
 }

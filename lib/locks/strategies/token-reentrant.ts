@@ -7,6 +7,7 @@ import { lineLetGo, withLocalLine } from "../local-line";
 import { releaseChannel } from "../release-signal";
 import { ACQUIRED, lockScripts } from "../scripts";
 import { lockKey } from "../keys";
+import { kindOf } from "../shared-lock";
 import type { LockStrategy } from "../types";
 
 /**
@@ -40,7 +41,7 @@ export const createTokenReentrant = (clients: LockClients): LockStrategy => ({
     }
     const token = randomUUID();
     return withLocalLine(resource, options, {
-      kind: `token-reentrant:${options.ttlMs}:${options.epoch ?? 0}`,
+      kind: kindOf("token-reentrant", options),
       handOn: false,
       async acquire(deadline) {
         let sentAt = now();
