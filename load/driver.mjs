@@ -177,7 +177,7 @@ export async function runLoad(input) {
 
   const durationMsDone = Math.max(1, Math.round(elapsed()));
   if (!options.quiet) {
-    const line = progressLine(counts, { total, durationMs, elapsedMs: Math.min(durationMsDone, durationMs ?? durationMsDone) });
+    const line = progressLine(counts, { total, durationMs, elapsedMs: durationMsDone });
     progressStream.write(tty ? `\r\x1b[2K${line}\n` : `${line}\n`);
     if (stopReason) progressStream.write(`stopped early: ${stopReason}\n`);
     if (dropped) progressStream.write(`open model: ${dropped} arrivals dropped (${vus} purchases already in flight)\n`);

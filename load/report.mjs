@@ -82,9 +82,14 @@ export function progressLine(counts, goal) {
       : 0;
   const filled = Math.max(0, Math.min(BAR_WIDTH, Math.round(fraction * BAR_WIDTH)));
   const bar = `[${"#".repeat(filled)}${".".repeat(BAR_WIDTH - filled)}]`;
+  // Past the duration no new buyer starts; the time since is the purchases still in flight answering.
+  const overMs = goal.durationMs ? goal.elapsedMs - goal.durationMs : 0;
+  const seconds = (ms) => (ms / 1000).toFixed(1);
   const amount = goal.total
     ? `${counts.requests}/${goal.total} req`
-    : `${(goal.elapsedMs / 1000).toFixed(1)}/${((goal.durationMs ?? 0) / 1000).toFixed(1)} s  ${counts.requests} req`;
+    : overMs > 0
+      ? `${seconds(goal.durationMs)}/${seconds(goal.durationMs)} s +${seconds(overMs)} s for the answers in flight  ${counts.requests} req`
+      : `${seconds(goal.elapsedMs)}/${seconds(goal.durationMs ?? 0)} s  ${counts.requests} req`;
   return `${bar} ${amount}  bought ${counts.bought}  sold out ${counts.soldOut}  busy ${counts.busy}  errors ${counts.errors}`;
 }
 

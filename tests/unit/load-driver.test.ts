@@ -196,6 +196,16 @@ describe("driver helpers", () => {
     );
   });
 
+  it("never counts a timed run's seconds backwards: past the duration it says what it waits for", () => {
+    const counts = { requests: 1381, bought: 1381, soldOut: 0, busy: 0, errors: 0 };
+    expect(progressLine(counts, { durationMs: 10_000, elapsedMs: 4_200 })).toBe(
+      "[########............] 4.2/10.0 s  1381 req  bought 1381  sold out 0  busy 0  errors 0",
+    );
+    expect(progressLine(counts, { durationMs: 10_000, elapsedMs: 11_130 })).toBe(
+      "[####################] 10.0/10.0 s +1.1 s for the answers in flight  1381 req  bought 1381  sold out 0  busy 0  errors 0",
+    );
+  });
+
   it("parses the command line", () => {
     expect(parseCliArgs(["--vus", "300", "--requests", "2000", "--run", "4", "--token", "t", "--quiet"])).toMatchObject({
       url: "http://127.0.0.1:3000",
