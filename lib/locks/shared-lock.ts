@@ -48,7 +48,7 @@ export const kindOf = (name: string, options: LockOptions): string => `${name}:$
 
 /**
  * `kindOf` for one strategy, kept for the TTL and epoch it saw last: the config rarely changes, and
- * one string for all its buyers is compared by identity when a lease is handed on.
+ * a string built for every buyer (to be compared with the lease's when it is handed on) was garbage.
  */
 export function kindsOf(name: string): (options: LockOptions) => string {
   let ttlMs = Number.NaN;

@@ -79,7 +79,6 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
  */
 const handsOn = (variant: TokenLockVariant) => variant.unlock === "lua" && !variant.fencing && !variant.fenceFromStore && !variant.watchdog;
 
-
 /** The server a variant keeps its lock on, and what wakes its waiters. */
 function lockServer(clients: LockClients, variant: TokenLockVariant): { server: Redis | Cluster; releases: LockClients["releases"] } {
   if (variant.server === "sentinel") return { server: clients.services().sentinel(), releases: clients.sentinelReleases };
