@@ -5,7 +5,7 @@ import { leaseEnd, now } from "./lease";
 import { lineLetGo, lineLock, withLocalLine } from "./local-line";
 import { releaseChannel } from "./release-signal";
 import { ACQUIRED, lockScripts } from "./scripts";
-import { holdSharedLock, kindOf, kindsOf, type SharedLock } from "./shared-lock";
+import { holdSharedLock, kindsOf, type SharedLock } from "./shared-lock";
 import { lockKey, storeFenceKey } from "./keys";
 import type { Cluster, Redis } from "ioredis";
 import { clusterPrimaryFor } from "../lock-services";
@@ -67,8 +67,9 @@ export function createTokenLock(clients: LockClients, variant: TokenLockVariant)
       readiness: () => [["redis cluster", () => clusterServes(clients.services().redisCluster())]] as const,
     }),
     withLock(resource, options, critical) {
-      if (!variant.localLine) return holdSharedLock(options, tokenLock(clients, resource, options, variant), critical);
-      return withLocalLine(resource, options, lineLock(kinds(options), () => tokenLock(clients, resource, options, variant)), critical);
+      const kind = kinds(options);
+      if (!variant.localLine) return holdSharedLock(options, tokenLock(clients, resource, options, variant, kind), critical);
+      return withLocalLine(resource, options, lineLock(kind, () => tokenLock(clients, resource, options, variant, kind)), critical);
     },
   };
 }
@@ -92,7 +93,7 @@ async function clusterServes(cluster: Cluster): Promise<void> {
   await cluster.set("locklab:ready:cluster", "1", "PX", 5000);
 }
 
-function tokenLock(clients: LockClients, resource: string, options: LockOptions, variant: TokenLockVariant): SharedLock {
+function tokenLock(clients: LockClients, resource: string, options: LockOptions, variant: TokenLockVariant, kind: string): SharedLock {
   const { server, releases } = lockServer(clients, variant);
   const redis = lockScripts(server);
   const key = lockKey(resource);
@@ -100,7 +101,7 @@ function tokenLock(clients: LockClients, resource: string, options: LockOptions,
   const channel = releaseChannel(resource);
   let fencingToken: number | undefined;
   return {
-    kind: kindOf(variant.name, options),
+    kind,
     handOn: handsOn(variant),
     async acquire(deadline) {
       let sentAt = now();
