@@ -124,6 +124,90 @@ function sameSession(owner: Buffer, sessionId: Buffer): boolean {
   return owner.equals(sessionId) && owner.some((byte) => byte !== 0);
 }
 
+/** How long after its last contender of a session has ended a lock's path is checked for that session's orphans. */
+export const IDLE_AUDIT_MS = [500, 3000] as const;
+
+/** A lock's path as one session uses it: its contenders in flight, and the audits waiting for it to be idle. */
+interface PathInSession {
+  contenders: number;
+  audits: NodeJS.Timeout[];
+}
+
+/** Per client (one session), per lock path. */
+const pathsInSession = new WeakMap<zookeeper.Client, Map<string, PathInSession>>();
+
+function pathInSession(client: zookeeper.Client, dir: string): PathInSession {
+  let paths = pathsInSession.get(client);
+  if (!paths) {
+    const byDir = new Map<string, PathInSession>();
+    paths = byDir;
+    pathsInSession.set(client, paths);
+    // Back from a disconnection: a create or remove queued while cut off has just been sent.
+    client.on("connected", () => {
+      for (const [at, state] of byDir) if (state.contenders === 0) scheduleAudits(client, at, state);
+    });
+  }
+  let state = paths.get(dir);
+  if (!state) {
+    state = { contenders: 0, audits: [] };
+    paths.set(dir, state);
+  }
+  return state;
+}
+
+/** A contender of this session starts on `dir`: no audit of it runs until every one has ended. */
+function contenderStarts(client: zookeeper.Client, dir: string): () => void {
+  const state = pathInSession(client, dir);
+  state.contenders += 1;
+  for (const timer of state.audits.splice(0)) clearTimeout(timer);
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    state.contenders -= 1;
+    if (state.contenders === 0) scheduleAudits(client, dir, state);
+  };
+}
+
+function scheduleAudits(client: zookeeper.Client, dir: string, state: PathInSession): void {
+  for (const timer of state.audits.splice(0)) clearTimeout(timer);
+  for (const afterMs of IDLE_AUDIT_MS) {
+    const timer = setTimeout(() => {
+      state.audits = state.audits.filter((t) => t !== timer);
+      void auditIdle(client, dir, state).catch(() => {});
+    }, afterMs);
+    timer.unref?.();
+    state.audits.push(timer);
+  }
+}
+
+/**
+ * Removes this session's znodes under `dir` while none of its contenders is in flight. The proof
+ * that each is an orphan: the listing is sent when this process has no contender on `dir` in the
+ * session, and ZooKeeper answers one session's requests in the order they were sent, so the listing
+ * holds no znode of a contender that starts after it; every znode of the session it does hold was
+ * made by a contender that has already ended — released, given up or turned away — whose znode
+ * nobody is waiting to use. Such an orphan, first in line, would make every contender of the other
+ * instance wait until this instance's buyers contend again (their predecessor check removes it) or
+ * its session ends, which an instance with no buyers never does: this catches what sweepOurs and
+ * that check leave while the instance is idle. Writes first, as sweepOurs does, so the listing is
+ * not read from a member behind the leader.
+ */
+async function auditIdle(client: zookeeper.Client, dir: string, state: PathInSession): Promise<void> {
+  if (state.contenders > 0 || client.getState() !== zookeeper.State.SYNC_CONNECTED) return;
+  await answerOf<void>(client, (cb) => client.transaction().check(dir).commit((error) => cb(error, undefined)));
+  // Checked again as the listing is sent: a contender that started during the write makes it unsafe.
+  if (state.contenders > 0) return;
+  const session = client.getSessionId();
+  const listed = answerOf<string[]>(client, (cb) => client.getChildren(dir, cb));
+  for (const name of inLine(await listed)) {
+    const stat = await answerOf<zookeeper.Stat | undefined>(client, (cb) => client.exists(`${dir}/${name}`, cb));
+    if (stat && sameSession(stat.ephemeralOwner, session)) {
+      await answerOf<void>(client, removal(client, `${dir}/${name}`)).catch(unlessGone);
+    }
+  }
+}
+
 /** The call that removes `path`, whatever its version. */
 const removal = (client: zookeeper.Client, path: string) => (cb: Callback<void>) => client.remove(path, -1, (error) => cb(error, undefined));
 
@@ -149,6 +233,8 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
   let node: string | undefined;
   let sequence: number | undefined;
   let guidOf: string | undefined;
+  /** Ends this contender's time in flight (contenderStarts). */
+  let ended: (() => void) | undefined;
 
   /**
    * Waits until the znode before ours goes (or `maxMs`); answers "ours" at once when that znode
@@ -175,6 +261,53 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
     });
   }
 
+  /** Queues this contender's znode and waits for its turn, on the session `c`; resolves with the lease's end. */
+  async function acquireOn(c: zookeeper.Client, deadline: number): Promise<number> {
+    await zk<string>(c, "mkdirp", SERVICE_CALL_MS, (cb) => c.mkdirp(dir, cb));
+    let heardAt = now();
+    const guid = randomUUID().replaceAll("-", "");
+    guidOf = guid;
+    try {
+      node = await zk<string>(c, "create", SERVICE_CALL_MS, (cb) => c.create(`${dir}/_c_${guid}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
+    } catch (error) {
+      // Created or not, we cannot tell: whatever carries our GUID goes.
+      void sweepOurs(c, dir, guid);
+      throw error;
+    }
+    const mine = path.posix.basename(node);
+    sequence = sequenceOf(mine);
+    try {
+      for (;;) {
+        heardAt = now();
+        const children = inLine(await zk<string[]>(c, "getChildren", SERVICE_CALL_MS, (cb) => c.getChildren(dir, cb)));
+        const at = children.indexOf(mine);
+        if (at < 0) throw new LockUnavailableError(`zookeeper: our znode ${node} is gone (the session expired)`);
+        if (at === 0) break;
+        const left = deadline - Date.now();
+        if (left <= 0) throw new LockBusyError(resource, options.waitTimeoutMs);
+        const predecessor = children[at - 1]!;
+        if ((await waitForPredecessor(c, predecessor, Math.min(left, 1000))) === "ours") {
+          heardAt = now();
+          await zk(c, "remove", SERVICE_CALL_MS, removal(c, `${dir}/${predecessor}`)).catch(unlessGone);
+        }
+      }
+      if (lockDelayMs) {
+        const [mark] = await zk<[Buffer | undefined]>(c, "getData", SERVICE_CALL_MS, (cb) => c.getData(dir, (e, data) => cb(e, [data])));
+        const owed = lockDelayOwed(mark?.toString("utf8"), sequence, lockDelayMs);
+        if (owed) await new Promise((resolve) => setTimeout(resolve, owed));
+        heardAt = now();
+        await zk(c, "setData", SERVICE_CALL_MS, (cb) => c.setData(dir, Buffer.from(`held:${sequence}`), cb));
+      }
+    } catch (error) {
+      node = undefined;
+      void sweepOurs(c, dir, guid);
+      throw error;
+    }
+    // The server heard from this session no earlier than our last answered call: the session,
+    // and the znode with it, lives at least a session timeout from then.
+    return leaseEnd(heardAt, sessionMs);
+  }
+
   return {
     kind: `zookeeper:${sessionMs}:${lockDelayMs}:${options.epoch ?? 0}`,
     handOn: false,
@@ -183,57 +316,28 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
     async acquire(deadline) {
       const c = await serviceCall("zookeeper connect", SERVICE_CALL_MS, () => clients.services().zookeeper(sessionMs));
       client = c;
-      await zk<string>(c, "mkdirp", SERVICE_CALL_MS, (cb) => c.mkdirp(dir, cb));
-      let heardAt = now();
-      const guid = randomUUID().replaceAll("-", "");
-      guidOf = guid;
+      // In flight from here until the release is answered or the acquire fails: no idle audit runs meanwhile (auditIdle).
+      const ends = contenderStarts(c, dir);
+      ended = ends;
       try {
-        node = await zk<string>(c, "create", SERVICE_CALL_MS, (cb) => c.create(`${dir}/_c_${guid}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
+        return await acquireOn(c, deadline);
       } catch (error) {
-        // Created or not, we cannot tell: whatever carries our GUID goes.
-        void sweepOurs(c, dir, guid);
+        ends();
         throw error;
       }
-      const mine = path.posix.basename(node);
-      sequence = sequenceOf(mine);
-      try {
-        for (;;) {
-          heardAt = now();
-          const children = inLine(await zk<string[]>(c, "getChildren", SERVICE_CALL_MS, (cb) => c.getChildren(dir, cb)));
-          const at = children.indexOf(mine);
-          if (at < 0) throw new LockUnavailableError(`zookeeper: our znode ${node} is gone (the session expired)`);
-          if (at === 0) break;
-          const left = deadline - Date.now();
-          if (left <= 0) throw new LockBusyError(resource, options.waitTimeoutMs);
-          const predecessor = children[at - 1]!;
-          if ((await waitForPredecessor(c, predecessor, Math.min(left, 1000))) === "ours") {
-            heardAt = now();
-            await zk(c, "remove", SERVICE_CALL_MS, removal(c, `${dir}/${predecessor}`)).catch(unlessGone);
-          }
-        }
-        if (lockDelayMs) {
-          const [mark] = await zk<[Buffer | undefined]>(c, "getData", SERVICE_CALL_MS, (cb) => c.getData(dir, (e, data) => cb(e, [data])));
-          const owed = lockDelayOwed(mark?.toString("utf8"), sequence, lockDelayMs);
-          if (owed) await new Promise((resolve) => setTimeout(resolve, owed));
-          heardAt = now();
-          await zk(c, "setData", SERVICE_CALL_MS, (cb) => c.setData(dir, Buffer.from(`held:${sequence}`), cb));
-        }
-      } catch (error) {
-        node = undefined;
-        void sweepOurs(c, dir, guid);
-        throw error;
-      }
-      // The server heard from this session no earlier than our last answered call: the session,
-      // and the znode with it, lives at least a session timeout from then.
-      return leaseEnd(heardAt, sessionMs);
     },
     async release() {
       const c = client;
       const held = node;
-      if (!c || !held) return false;
+      const ends = ended;
+      ended = undefined;
+      if (!c || !held) {
+        ends?.();
+        return false;
+      }
       node = undefined;
-      if (lockDelayMs) await zk(c, "setData", SERVICE_CALL_MS, (cb) => c.setData(dir, Buffer.from(`released:${sequence}`), cb)).catch(() => undefined);
       try {
+        if (lockDelayMs) await zk(c, "setData", SERVICE_CALL_MS, (cb) => c.setData(dir, Buffer.from(`released:${sequence}`), cb)).catch(() => undefined);
         await zk(c, "remove", SERVICE_CALL_MS, removal(c, held));
         return true;
       } catch (error) {
@@ -241,6 +345,9 @@ export function zookeeperLock(clients: LockClients, resource: string, options: L
         // Removed or not, we cannot tell: a znode left behind would block everyone until it goes.
         if (guidOf) void sweepOurs(c, dir, guidOf);
         throw error;
+      } finally {
+        // The holder is done: whatever of its znode is left is an orphan from here.
+        ends?.();
       }
     },
     /** Heard from the server with our znode still there: the session lives a timeout from the call. */

@@ -10,7 +10,7 @@ import zookeeper from "node-zookeeper-client";
 import { afterAll, expect, it } from "vitest";
 import { openLockServices } from "@/lib/lock-services";
 import { now } from "@/lib/locks/lease";
-import { sweepOurs, zookeeperLock, zookeeperLockPath } from "@/lib/locks/zookeeper-lock";
+import { IDLE_AUDIT_MS, sweepOurs, zookeeperLock, zookeeperLockPath } from "@/lib/locks/zookeeper-lock";
 import { resetConfig } from "@/lib/sale/config";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { closedLoad, countAnswers } from "../support/closed-load";
@@ -105,6 +105,55 @@ it("a znode of another session ahead of the contender is a holder: it waits, and
   } finally {
     await other.close();
   }
+});
+
+it("an orphan of an idle instance's session is removed within a second: the other instance's contender gets the lock without the first contending again", async () => {
+  const resource = `zk-idle-orphan-${randomUUID()}`;
+  const options = { ttlMs: SESSION_MS, waitTimeoutMs: 3000 };
+  const client = await clients.services().zookeeper(SESSION_MS);
+  const dir = zookeeperLockPath(resource);
+  const childrenOf = () => zkCall<string[]>((cb) => client.getChildren(dir, cb));
+  // This instance's last buyer takes the lock and lets it go; the instance then has no buyer.
+  const last = zookeeperLock(clients, resource, options);
+  await last.acquire(Date.now() + options.waitTimeoutMs);
+  expect(await last.release()).toBe(true);
+  // The orphan: a znode of this instance's session that no sweep knows, first in line.
+  const orphan = await plantContender(client, resource);
+  expect(await childrenOf(), "the orphan is in place").toEqual([orphan]);
+
+  const other = openLockClients();
+  try {
+    const theirs = zookeeperLock(other, resource, options);
+    const startedAt = Date.now();
+    await theirs.acquire(Date.now() + options.waitTimeoutMs);
+    const waitedMs = Date.now() - startedAt;
+    // The audit runs IDLE_AUDIT_MS[0] after the last buyer ended; without it the orphan stays as
+    // long as this session lives, and the other contender is told busy at its 3 s deadline.
+    expect(waitedMs).toBeLessThan(IDLE_AUDIT_MS[0] + 1000);
+    expect(await childrenOf()).not.toContain(orphan);
+    expect(await theirs.release()).toBe(true);
+  } finally {
+    await other.close();
+  }
+  expect(await childrenOf()).toEqual([]);
+});
+
+it("the idle audit never takes a holder's znode: a buyer that contends again before it runs keeps its lock past every audit's time", async () => {
+  const resource = `zk-idle-holder-${randomUUID()}`;
+  const options = { ttlMs: 4000, waitTimeoutMs: 1000 };
+  const first = zookeeperLock(clients, resource, options);
+  await first.acquire(Date.now() + options.waitTimeoutMs);
+  expect(await first.release()).toBe(true);
+  // Ended, so the audits are due; the next buyer contends before the first of them.
+  const holder = zookeeperLock(clients, resource, options);
+  await holder.acquire(Date.now() + options.waitTimeoutMs);
+  const renew = holder.renew!.bind(holder);
+  for (let waited = 0; waited <= IDLE_AUDIT_MS.at(-1)! + 500; waited += 500) {
+    await sleep(500);
+    // Still held: renew finds the znode (it answers false once the znode is gone).
+    expect(await renew(), `the holder's znode after ${waited + 500} ms`).toBe(true);
+  }
+  expect(await holder.release(), "the release found the znode it removes").toBe(true);
 });
 
 it("the sweep after an uncertain call removes every znode carrying its GUID, and ends at once where the lock's path is gone", async () => {
