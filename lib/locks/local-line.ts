@@ -42,7 +42,10 @@ export async function withLocalLine<T>(
       if (handedOn) leftLease(lease);
       else if (!canHandOn(resource, lease)) {
         letGo(resource);
-        await releaseLease(lease, options.onLockLost);
+        // A lock that hands on lets the next buyer of the line contend once its release is sent:
+        // that buyer's acquire travels behind the release on each node's connection, so Redis
+        // deletes the old token first, and the line does not stand still for the release's round trip.
+        await releaseLease(lease, options.onLockLost, lease.lock.handOn === false ? undefined : releaseLocal);
       }
     }
   } finally {
@@ -82,8 +85,12 @@ interface LineLease extends Lease {
   timers: { stop(): void };
 }
 
-/** Lets go of the line's lock in Redis, once every holder that handed it on has left. */
-async function releaseLease(lease: LineLease, onLost?: () => void): Promise<void> {
+/**
+ * Lets go of the line's lock in Redis, once every holder that handed it on has left; `sent` is
+ * called as soon as the release is issued (the locks issue every command of a release on the call).
+ * Were an acquire to overtake it anyway, it would find the old token and wait: only slower, never two holders.
+ */
+async function releaseLease(lease: LineLease, onLost?: () => void, sent?: () => void): Promise<void> {
   lease.timers.stop();
   while (lease.leaving > 0) {
     await new Promise<void>((resolve) => {
@@ -91,8 +98,10 @@ async function releaseLease(lease: LineLease, onLost?: () => void): Promise<void
       lease.allLeft = before ? () => (before(), resolve()) : resolve;
     });
   }
+  const releasing = lease.lock.release();
+  sent?.();
   // A failed release must not undo a finished purchase: the lock expires by its TTL anyway.
-  const released = await lease.lock.release().catch(() => true);
+  const released = await releasing.catch(() => true);
   if (!released) onLost?.();
 }
 

@@ -136,6 +136,66 @@ describe("the local line (opt-in wrapper)", () => {
     expect(server.holder).toBe(0);
   });
 
+  it("when the line lets its lock go, the next buyer contends once the release is sent, not once it is answered", async () => {
+    const { server, make } = countingLock();
+    const resource = fresh();
+    const events: string[] = [];
+    const lock = (name: string) => {
+      const base = make();
+      return {
+        ...base,
+        async acquire(deadline: number) {
+          events.push(`${name} acquires`);
+          return base.acquire(deadline);
+        },
+        // The server lets go as the release arrives (in order on its connection); the answer takes 30 ms to come back.
+        async release() {
+          events.push(`${name} release sent`);
+          const released = await base.release();
+          await sleep(30);
+          events.push(`${name} release answered`);
+          return released;
+        },
+      };
+    };
+    // TTL 50 ms: the first holder may pass the lock on for 5 ms, and its 10 ms of work outlast that share.
+    await Promise.all([
+      withLocalLine(resource, options({ ttlMs: 50 }), lock("first"), () => sleep(10)),
+      withLocalLine(resource, options({ ttlMs: 50 }), lock("second"), async () => {}),
+    ]);
+    expect(events.slice(0, 3)).toEqual(["first acquires", "first release sent", "second acquires"]);
+    expect(events.indexOf("second acquires")).toBeLessThan(events.indexOf("first release answered"));
+    expect(server.acquires).toBe(2);
+    expect(server.holder).toBe(0);
+  });
+
+  it("a lock that must really unlock every time (handOn: false) lets the next buyer in only once its release is answered", async () => {
+    const { make } = countingLock({ handOn: false });
+    const resource = fresh();
+    const events: string[] = [];
+    const lock = (name: string) => {
+      const base = make();
+      return {
+        ...base,
+        async acquire(deadline: number) {
+          events.push(`${name} acquires`);
+          return base.acquire(deadline);
+        },
+        async release() {
+          const released = await base.release();
+          await sleep(10);
+          events.push(`${name} release answered`);
+          return released;
+        },
+      };
+    };
+    await Promise.all([
+      withLocalLine(resource, options(), lock("first"), () => sleep(5)),
+      withLocalLine(resource, options(), lock("second"), async () => {}),
+    ]);
+    expect(events).toEqual(["first acquires", "first release answered", "second acquires", "second release answered"]);
+  });
+
   it("aborts a handed-on holder's signal when the lease runs out", async () => {
     const { make } = countingLock({}, 60);
     const resource = fresh();
