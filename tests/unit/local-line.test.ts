@@ -44,6 +44,28 @@ function countingLock(overrides: Partial<SharedLock> = {}, ttlMs = 5000) {
   return { server, make };
 }
 
+/**
+ * `base`, noting in `events` when it is asked to acquire, when its release is sent and when that
+ * release is answered: the server lets go as the release arrives (in order on its connection), and
+ * the answer takes `answerMs` to come back.
+ */
+function recording(base: SharedLock, name: string, events: string[], answerMs: number): SharedLock {
+  return {
+    ...base,
+    acquire(deadline) {
+      events.push(`${name} acquires`);
+      return base.acquire(deadline);
+    },
+    async release() {
+      events.push(`${name} release sent`);
+      const released = await base.release();
+      await sleep(answerMs);
+      events.push(`${name} release answered`);
+      return released;
+    },
+  };
+}
+
 const options = (overrides: Partial<LockOptions> = {}): LockOptions => ({ ttlMs: 5000, waitTimeoutMs: 5000, ...overrides });
 let nextResource = 0;
 const fresh = () => `line-${++nextResource}`;
@@ -140,24 +162,7 @@ describe("the local line (opt-in wrapper)", () => {
     const { server, make } = countingLock();
     const resource = fresh();
     const events: string[] = [];
-    const lock = (name: string) => {
-      const base = make();
-      return {
-        ...base,
-        async acquire(deadline: number) {
-          events.push(`${name} acquires`);
-          return base.acquire(deadline);
-        },
-        // The server lets go as the release arrives (in order on its connection); the answer takes 30 ms to come back.
-        async release() {
-          events.push(`${name} release sent`);
-          const released = await base.release();
-          await sleep(30);
-          events.push(`${name} release answered`);
-          return released;
-        },
-      };
-    };
+    const lock = (name: string) => recording(make(), name, events, 30);
     // TTL 50 ms: the first holder may pass the lock on for 5 ms, and its 10 ms of work outlast that share.
     await Promise.all([
       withLocalLine(resource, options({ ttlMs: 50 }), lock("first"), () => sleep(10)),
@@ -173,27 +178,12 @@ describe("the local line (opt-in wrapper)", () => {
     const { make } = countingLock({ handOn: false });
     const resource = fresh();
     const events: string[] = [];
-    const lock = (name: string) => {
-      const base = make();
-      return {
-        ...base,
-        async acquire(deadline: number) {
-          events.push(`${name} acquires`);
-          return base.acquire(deadline);
-        },
-        async release() {
-          const released = await base.release();
-          await sleep(10);
-          events.push(`${name} release answered`);
-          return released;
-        },
-      };
-    };
+    const lock = (name: string) => recording(make(), name, events, 10);
     await Promise.all([
       withLocalLine(resource, options(), lock("first"), () => sleep(5)),
       withLocalLine(resource, options(), lock("second"), async () => {}),
     ]);
-    expect(events).toEqual(["first acquires", "first release answered", "second acquires", "second release answered"]);
+    expect(events).toEqual(["first acquires", "first release sent", "first release answered", "second acquires", "second release sent", "second release answered"]);
   });
 
   it("aborts a handed-on holder's signal when the lease runs out", async () => {
