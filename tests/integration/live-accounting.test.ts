@@ -125,10 +125,13 @@ describe("a run completed while its buyers still wait", () => {
     const created = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", workMs: 1, lockTtlMs: 5000, waitTimeoutMs: 5000, initialStock: 10_000, vus: 300 });
     expect(created.status, created.text).toBe(201);
     const { run, reportToken } = created.json as { run: { id: number }; reportToken: string };
-    // The load goes on until 2 s after the completion has answered (at most 30 s), so buyers keep
-    // arriving after the run was counted however long a busy machine takes to answer it.
+    // The load goes on until 2 s after the completion has answered, so buyers keep arriving after the
+    // run was counted however long a busy machine takes to answer it. Under a load that never stops the
+    // completion may wait out both of its bounds — the sale going quiet (wait timeout + work + 2 s) and
+    // the reservations settling (26 s) — so the load's own bound (60 s) lies beyond them: at 30 s, a CI
+    // run on a slow machine saw the load end first, and the run count every unit the load bought.
     const stopLoad = new AbortController();
-    const loading = openLoad(PUBLIC_URL, { ratePerS: RATE_PER_S, durationMs: 30_000, prefix: "live-run", stop: stopLoad.signal });
+    const loading = openLoad(PUBLIC_URL, { ratePerS: RATE_PER_S, durationMs: 60_000, prefix: "live-run", stop: stopLoad.signal });
     await sleep(3000); // mid-load: the run is completed while buyers keep arriving and waiting
     const completed = await fetch(`${PUBLIC_URL}/api/admin/runs/${run.id}/complete`, {
       method: "POST",
