@@ -61,11 +61,22 @@ export function negotiateLocale(acceptLanguage: string | null | undefined): Loca
   return ranked[0]?.locale ?? DEFAULT_LOCALE;
 }
 
-/** A cookie's value from a Cookie header (`a=1; locklab_locale=ko`). */
+/**
+ * A cookie's value from a Cookie header (`a=1; locklab_locale=ko`). A value that is not valid
+ * percent-encoding (`%`, `%E0%A4%A`: anyone can send one) is returned as it came, never thrown: it
+ * names no language, so the answer falls back to Accept-Language instead of failing to be built.
+ */
 function cookieValue(header: string | null, name: string): string | undefined {
   for (const pair of header?.split(";") ?? []) {
     const at = pair.indexOf("=");
-    if (at > 0 && pair.slice(0, at).trim() === name) return decodeURIComponent(pair.slice(at + 1).trim());
+    if (at > 0 && pair.slice(0, at).trim() === name) {
+      const raw = pair.slice(at + 1).trim();
+      try {
+        return decodeURIComponent(raw);
+      } catch {
+        return raw;
+      }
+    }
   }
   return undefined;
 }

@@ -43,6 +43,10 @@ describe("choosing a language", () => {
     // Values that are no language of ours are ignored.
     expect(localeOfRequest(request({ "accept-language": "ja-JP", cookie: `${LOCALE_COOKIE}=xx`, [LOCALE_HEADER]: "fr" }))).toBe("ja");
     expect(localeOfRequest(request({}))).toBe("en");
+    // A cookie that is not valid percent-encoding names no language: the answer is still built.
+    for (const broken of ["%", "%E0%A4%A", "%ff%"]) {
+      expect(localeOfRequest(request({ "accept-language": "ko-KR", cookie: `${LOCALE_COOKIE}=${broken}` })), broken).toBe("ko");
+    }
   });
 
   it("a drop may pin the room's language, one of ours", () => {
