@@ -1,4 +1,5 @@
 import { getEnv } from "@/lib/env";
+import { methodNotAllowed } from "@/lib/http/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -6,3 +7,8 @@ export const dynamic = "force-dynamic";
 export function GET(): Response {
   return Response.json({ ok: true, instance: getEnv().APP_INSTANCE });
 }
+
+export const POST = methodNotAllowed("GET");
+export const PUT = methodNotAllowed("GET");
+export const PATCH = methodNotAllowed("GET");
+export const DELETE = methodNotAllowed("GET");

@@ -25,3 +25,6 @@ export async function GET(request: Request): Promise<Response> {
 }
 
 export const POST = methodNotAllowed("GET");
+export const PUT = methodNotAllowed("GET");
+export const PATCH = methodNotAllowed("GET");
+export const DELETE = methodNotAllowed("GET");

@@ -1,4 +1,5 @@
 import { getEnv } from "@/lib/env";
+import { methodNotAllowed } from "@/lib/http/errors";
 import { readiness } from "@/lib/readiness";
 
 export const dynamic = "force-dynamic";
@@ -14,3 +15,8 @@ export async function GET(): Promise<Response> {
     { status: 503, headers: { "cache-control": "no-store", "retry-after": "1" } },
   );
 }
+
+export const POST = methodNotAllowed("GET");
+export const PUT = methodNotAllowed("GET");
+export const PATCH = methodNotAllowed("GET");
+export const DELETE = methodNotAllowed("GET");

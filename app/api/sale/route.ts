@@ -7,3 +7,6 @@ export const dynamic = "force-dynamic";
 export const GET = publicRoute(async () => Response.json(await getSaleStats(), { headers: { "cache-control": "no-store" } }));
 
 export const POST = methodNotAllowed("GET");
+export const PUT = methodNotAllowed("GET");
+export const PATCH = methodNotAllowed("GET");
+export const DELETE = methodNotAllowed("GET");

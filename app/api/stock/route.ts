@@ -17,3 +17,6 @@ export const GET = publicRoute(
 );
 
 export const POST = methodNotAllowed("GET");
+export const PUT = methodNotAllowed("GET");
+export const PATCH = methodNotAllowed("GET");
+export const DELETE = methodNotAllowed("GET");

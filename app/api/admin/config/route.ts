@@ -18,4 +18,5 @@ export const PUT = adminRoute(async (request) => {
 });
 
 export const POST = PUT;
-export const DELETE = methodNotAllowed("GET, PUT");
+export const PATCH = methodNotAllowed("GET, POST, PUT");
+export const DELETE = methodNotAllowed("GET, POST, PUT");

@@ -25,3 +25,5 @@ export const DELETE = adminRoute(async () => {
 });
 
 export const GET = methodNotAllowed("POST, DELETE");
+export const PUT = methodNotAllowed("POST, DELETE");
+export const PATCH = methodNotAllowed("POST, DELETE");

@@ -1,4 +1,5 @@
 import { adminRoute } from "@/lib/auth/guard";
+import { methodNotAllowed } from "@/lib/http/errors";
 import { getActiveFaults } from "@/lib/lab/fault-actions";
 import { getActiveLabRunId } from "@/lib/lab/lab-runs";
 import { SCENARIOS } from "@/lib/lab/scenarios";
@@ -10,3 +11,8 @@ export const GET = adminRoute(async () => {
   const [activeLabRunId, faults] = await Promise.all([getActiveLabRunId(), getActiveFaults()]);
   return Response.json({ scenarios: SCENARIOS, activeLabRunId: activeLabRunId ?? null, faults });
 });
+
+export const POST = methodNotAllowed("GET");
+export const PUT = methodNotAllowed("GET");
+export const PATCH = methodNotAllowed("GET");
+export const DELETE = methodNotAllowed("GET");

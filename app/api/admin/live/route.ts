@@ -8,3 +8,6 @@ export const dynamic = "force-dynamic";
 export const GET = adminRoute(async (request) => liveEventStream(request, true));
 
 export const POST = methodNotAllowed("GET");
+export const PUT = methodNotAllowed("GET");
+export const PATCH = methodNotAllowed("GET");
+export const DELETE = methodNotAllowed("GET");

@@ -23,3 +23,5 @@ export const POST = adminRoute(async (request) => {
 });
 
 export const PUT = methodNotAllowed("GET, POST");
+export const PATCH = methodNotAllowed("GET, POST");
+export const DELETE = methodNotAllowed("GET, POST");

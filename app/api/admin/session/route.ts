@@ -34,3 +34,5 @@ export const DELETE = publicRoute(async (request) => {
 });
 
 export const GET = methodNotAllowed("POST, DELETE");
+export const PUT = methodNotAllowed("POST, DELETE");
+export const PATCH = methodNotAllowed("POST, DELETE");

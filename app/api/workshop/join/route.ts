@@ -17,3 +17,6 @@ export const POST = publicRoute(async (request) => {
 });
 
 export const GET = methodNotAllowed("POST");
+export const PUT = methodNotAllowed("POST");
+export const PATCH = methodNotAllowed("POST");
+export const DELETE = methodNotAllowed("POST");

@@ -1,5 +1,5 @@
 import { adminRoute } from "@/lib/auth/guard";
-import { HttpError } from "@/lib/http/errors";
+import { HttpError, methodNotAllowed } from "@/lib/http/errors";
 import { getActiveFaults } from "@/lib/lab/fault-actions";
 import { getActiveLabRunId } from "@/lib/lab/lab-runs";
 import { resetLab } from "@/lib/lab/runner";
@@ -13,3 +13,8 @@ export const POST = adminRoute(async () => {
   await resetLab();
   return Response.json({ faults: await getActiveFaults() });
 });
+
+export const GET = methodNotAllowed("POST");
+export const PUT = methodNotAllowed("POST");
+export const PATCH = methodNotAllowed("POST");
+export const DELETE = methodNotAllowed("POST");

@@ -1,4 +1,5 @@
 import { adminRoute } from "@/lib/auth/guard";
+import { methodNotAllowed } from "@/lib/http/errors";
 import { listRuns, runsToCsv } from "@/lib/runs/runs";
 
 export const dynamic = "force-dynamic";
@@ -12,3 +13,8 @@ export const GET = adminRoute(async () => {
     },
   });
 });
+
+export const POST = methodNotAllowed("GET");
+export const PUT = methodNotAllowed("GET");
+export const PATCH = methodNotAllowed("GET");
+export const DELETE = methodNotAllowed("GET");

@@ -1,6 +1,6 @@
 import { adminRoute } from "@/lib/auth/guard";
 import type { IdRouteContext } from "@/lib/http/route-params";
-import { HttpError } from "@/lib/http/errors";
+import { HttpError, methodNotAllowed } from "@/lib/http/errors";
 import { getLabRun } from "@/lib/lab/lab-runs";
 
 export const dynamic = "force-dynamic";
@@ -12,3 +12,8 @@ export const GET = adminRoute(async (_request, { params }: IdRouteContext) => {
   if (!labRun) throw new HttpError(404, "not_found", `no lab run ${id}`);
   return Response.json({ labRun }, { headers: { "cache-control": "no-store" } });
 });
+
+export const POST = methodNotAllowed("GET");
+export const PUT = methodNotAllowed("GET");
+export const PATCH = methodNotAllowed("GET");
+export const DELETE = methodNotAllowed("GET");

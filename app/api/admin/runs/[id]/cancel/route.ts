@@ -1,4 +1,5 @@
 import { adminRoute } from "@/lib/auth/guard";
+import { methodNotAllowed } from "@/lib/http/errors";
 import { runIdFrom, type IdRouteContext } from "@/lib/http/route-params";
 import { failRun, getRun } from "@/lib/runs/runs";
 
@@ -10,3 +11,8 @@ export const POST = adminRoute(async (_request, { params }: IdRouteContext) => {
   await failRun(id, "cancelled by the instructor");
   return Response.json({ run: await getRun(id) });
 });
+
+export const GET = methodNotAllowed("POST");
+export const PUT = methodNotAllowed("POST");
+export const PATCH = methodNotAllowed("POST");
+export const DELETE = methodNotAllowed("POST");

@@ -1,4 +1,4 @@
-import { publicRoute } from "@/lib/http/errors";
+import { methodNotAllowed, publicRoute } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
 import { runIdFrom, type IdRouteContext } from "@/lib/http/route-params";
 import { authorizeRunReport, completeRun } from "@/lib/runs/runs";
@@ -13,3 +13,8 @@ export const POST = publicRoute(async (request, { params }: IdRouteContext) => {
   const summary = runCompleteSchema.parse(await readJsonBody(request, 2 * 1024 * 1024));
   return Response.json({ run: await completeRun(id, summary) });
 });
+
+export const GET = methodNotAllowed("POST");
+export const PUT = methodNotAllowed("POST");
+export const PATCH = methodNotAllowed("POST");
+export const DELETE = methodNotAllowed("POST");

@@ -1,4 +1,5 @@
 import { adminRoute } from "@/lib/auth/guard";
+import { methodNotAllowed } from "@/lib/http/errors";
 import { runIdFrom, type IdRouteContext } from "@/lib/http/route-params";
 import { getRun } from "@/lib/runs/runs";
 
@@ -14,3 +15,8 @@ export const GET = adminRoute(async (_request, { params }: IdRouteContext) => {
     },
   });
 });
+
+export const POST = methodNotAllowed("GET");
+export const PUT = methodNotAllowed("GET");
+export const PATCH = methodNotAllowed("GET");
+export const DELETE = methodNotAllowed("GET");

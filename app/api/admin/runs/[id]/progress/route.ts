@@ -1,4 +1,4 @@
-import { publicRoute } from "@/lib/http/errors";
+import { methodNotAllowed, publicRoute } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
 import { runIdFrom, type IdRouteContext } from "@/lib/http/route-params";
 import { authorizeRunReport, reportProgress } from "@/lib/runs/runs";
@@ -14,3 +14,8 @@ export const POST = publicRoute(async (request, { params }: IdRouteContext) => {
   await reportProgress(id, progress);
   return new Response(null, { status: 204 });
 });
+
+export const GET = methodNotAllowed("POST");
+export const PUT = methodNotAllowed("POST");
+export const PATCH = methodNotAllowed("POST");
+export const DELETE = methodNotAllowed("POST");

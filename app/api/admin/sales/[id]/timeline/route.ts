@@ -1,4 +1,5 @@
 import { adminRoute } from "@/lib/auth/guard";
+import { methodNotAllowed } from "@/lib/http/errors";
 import { saleIdFrom, type IdRouteContext } from "@/lib/http/route-params";
 import { SaleNotFoundError } from "@/lib/timeline/errors";
 import { getTimeline } from "@/lib/timeline/store";
@@ -15,3 +16,8 @@ export const GET = adminRoute(async (_request, { params }: IdRouteContext) => {
     headers: { "cache-control": "no-store", "content-disposition": `inline; filename="sale-${saleId}-timeline.json"` },
   });
 });
+
+export const POST = methodNotAllowed("GET");
+export const PUT = methodNotAllowed("GET");
+export const PATCH = methodNotAllowed("GET");
+export const DELETE = methodNotAllowed("GET");

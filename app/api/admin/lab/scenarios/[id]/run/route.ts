@@ -1,6 +1,6 @@
 import { adminRoute } from "@/lib/auth/guard";
 import type { IdRouteContext } from "@/lib/http/route-params";
-import { HttpError } from "@/lib/http/errors";
+import { HttpError, methodNotAllowed } from "@/lib/http/errors";
 import { createLabRun } from "@/lib/lab/lab-runs";
 import { launchLabRun } from "@/lib/lab/launch";
 import { findScenario } from "@/lib/lab/scenarios";
@@ -17,3 +17,8 @@ export const POST = adminRoute(async (_request, { params }: IdRouteContext) => {
   launchLabRun(labRun.id);
   return Response.json({ labRun }, { status: 202 });
 });
+
+export const GET = methodNotAllowed("POST");
+export const PUT = methodNotAllowed("POST");
+export const PATCH = methodNotAllowed("POST");
+export const DELETE = methodNotAllowed("POST");
