@@ -7,7 +7,7 @@
 
 import { spawn } from "node:child_process";
 import os from "node:os";
-import { LISTENER_PRELOAD, bindAppSocket, handOver } from "./app-socket";
+import { INSTANCE_NODE_FLAGS, bindAppSocket, handOver } from "./app-socket";
 
 const [host, portText, script, ...args] = process.argv.slice(2);
 const port = Number(portText);
@@ -21,7 +21,7 @@ const server = await bindAppSocket(host, port).catch((error: Error) => {
   process.exit(1);
 });
 const { env, fds } = handOver(server);
-const instance = spawn(process.execPath, ["--require", LISTENER_PRELOAD, script, ...args], {
+const instance = spawn(process.execPath, [...INSTANCE_NODE_FLAGS, script, ...args], {
   env: { ...process.env, ...env },
   stdio: ["inherit", "inherit", "inherit", ...fds],
 });

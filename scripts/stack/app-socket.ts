@@ -9,6 +9,13 @@ import { ROOT } from "./paths";
 
 /** How the instance's HTTP server listens, which `next start` cannot set (see the file). */
 export const LISTENER_PRELOAD = path.join(ROOT, "scripts", "app-listener.cjs");
+/**
+ * Node's flags for an app instance, before `next start`: the listener preload, and request headers
+ * of up to 64 KB (Node's default is 16 KB). nginx admits headers of up to 4 × 8 KB and answers
+ * larger ones itself with a JSON 431; with Node's 16 KB, a request between the two (three 7 KB
+ * headers) passed nginx and got the instance's bare 431 with an empty body.
+ */
+export const INSTANCE_NODE_FLAGS = ["--require", LISTENER_PRELOAD, "--max-http-header-size=65536"] as const;
 /** The instance's listen backlog (the kernel caps it at net.core.somaxconn). */
 export const LISTEN_BACKLOG = 4096;
 /**

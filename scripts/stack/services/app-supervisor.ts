@@ -3,7 +3,7 @@
 // unless it keeps dying.
 
 import path from "node:path";
-import { LISTENER_PRELOAD, bindAppSocket, handOver } from "../app-socket";
+import { INSTANCE_NODE_FLAGS, bindAppSocket, handOver } from "../app-socket";
 import type { AppConfig } from "../config";
 import { StackError } from "../errors";
 import { say, since, tail, warn } from "../log";
@@ -105,7 +105,7 @@ export async function startApp(ctx: StackContext, app: App): Promise<number> {
   const t0 = Date.now();
   app.state = "starting";
   app.intentionalStop = false;
-  const args = ["--require", LISTENER_PRELOAD, NEXT_BIN, "start", "-p", String(app.port), "-H", "127.0.0.1"];
+  const args = [...INSTANCE_NODE_FLAGS, NEXT_BIN, "start", "-p", String(app.port), "-H", "127.0.0.1"];
   const listener = await bindAppSocket("127.0.0.1", app.port).catch((error: Error) => {
     app.state = "stopped";
     throw new StackError(`port ${app.port} is not free for the app instance: ${error.message}`);
