@@ -131,6 +131,8 @@ export const IDLE_AUDIT_MS = [500, 3000] as const;
 interface PathInSession {
   contenders: number;
   audits: NodeJS.Timeout[];
+  /** Audits running now (their timer has fired). */
+  running: number;
 }
 
 /** Per client (one session), per lock path. */
@@ -149,7 +151,7 @@ function pathInSession(client: zookeeper.Client, dir: string): PathInSession {
   }
   let state = paths.get(dir);
   if (!state) {
-    state = { contenders: 0, audits: [] };
+    state = { contenders: 0, audits: [], running: 0 };
     paths.set(dir, state);
   }
   return state;
@@ -174,12 +176,38 @@ function scheduleAudits(client: zookeeper.Client, dir: string, state: PathInSess
   for (const afterMs of IDLE_AUDIT_MS) {
     const timer = setTimeout(() => {
       state.audits = state.audits.filter((t) => t !== timer);
-      void auditIdle(client, dir, state).catch(() => {});
+      state.running += 1;
+      void auditIdle(client, dir, state)
+        .catch(() => false)
+        .then((listed) => {
+          state.running -= 1;
+          if (listed) forgetIfIdle(client, dir, state);
+        });
     }, afterMs);
     timer.unref?.();
     state.audits.push(timer);
   }
 }
+
+/**
+ * Drops the path's entry once its last audit has listed it with nothing in flight, so a process
+ * that locks many paths (the lab's and the tests' names) keeps state only for the paths in use.
+ * An audit that was skipped or failed (cut off, not connected) keeps the entry: the reconnection
+ * audits it again, behind whatever create or remove was queued while cut off.
+ */
+function forgetIfIdle(client: zookeeper.Client, dir: string, state: PathInSession): void {
+  if (state.contenders > 0 || state.audits.length > 0 || state.running > 0) return;
+  const paths = pathsInSession.get(client);
+  if (paths?.get(dir) === state) paths.delete(dir);
+}
+
+/** Audits `dir` in this session now, as the idle timers do; true if it listed the path. For tests. */
+export function auditIdleNow(client: zookeeper.Client, dir: string): Promise<boolean> {
+  return auditIdle(client, dir, pathInSession(client, dir));
+}
+
+/** Whether this session keeps state for the lock path `dir` (contenders, audits due). For tests. */
+export const keepsStateFor = (client: zookeeper.Client, dir: string): boolean => pathsInSession.get(client)?.has(dir) ?? false;
 
 /**
  * Removes this session's znodes under `dir` while none of its contenders is in flight. The proof
@@ -193,11 +221,11 @@ function scheduleAudits(client: zookeeper.Client, dir: string, state: PathInSess
  * that check leave while the instance is idle. Writes first, as sweepOurs does, so the listing is
  * not read from a member behind the leader.
  */
-async function auditIdle(client: zookeeper.Client, dir: string, state: PathInSession): Promise<void> {
-  if (state.contenders > 0 || client.getState() !== zookeeper.State.SYNC_CONNECTED) return;
+async function auditIdle(client: zookeeper.Client, dir: string, state: PathInSession): Promise<boolean> {
+  if (state.contenders > 0 || client.getState() !== zookeeper.State.SYNC_CONNECTED) return false;
   await answerOf<void>(client, (cb) => client.transaction().check(dir).commit((error) => cb(error, undefined)));
   // Checked again as the listing is sent: a contender that started during the write makes it unsafe.
-  if (state.contenders > 0) return;
+  if (state.contenders > 0) return false;
   const session = client.getSessionId();
   const listed = answerOf<string[]>(client, (cb) => client.getChildren(dir, cb));
   for (const name of inLine(await listed)) {
@@ -206,6 +234,7 @@ async function auditIdle(client: zookeeper.Client, dir: string, state: PathInSes
       await answerOf<void>(client, removal(client, `${dir}/${name}`)).catch(unlessGone);
     }
   }
+  return true;
 }
 
 /** The call that removes `path`, whatever its version. */

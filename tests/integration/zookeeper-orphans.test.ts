@@ -10,7 +10,7 @@ import zookeeper from "node-zookeeper-client";
 import { afterAll, expect, it } from "vitest";
 import { openLockServices } from "@/lib/lock-services";
 import { now } from "@/lib/locks/lease";
-import { IDLE_AUDIT_MS, sweepOurs, zookeeperLock, zookeeperLockPath } from "@/lib/locks/zookeeper-lock";
+import { IDLE_AUDIT_MS, auditIdleNow, keepsStateFor, sweepOurs, zookeeperLock, zookeeperLockPath, zookeeperSessionMs } from "@/lib/locks/zookeeper-lock";
 import { resetConfig } from "@/lib/sale/config";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { closedLoad, countAnswers } from "../support/closed-load";
@@ -148,12 +148,36 @@ it("the idle audit never takes a holder's znode: a buyer that contends again bef
   const holder = zookeeperLock(clients, resource, options);
   await holder.acquire(Date.now() + options.waitTimeoutMs);
   const renew = holder.renew!.bind(holder);
+  // An audit asked for while the holder is in flight, and the audits a reconnection schedules,
+  // stand aside: neither lists the path while one of the session's contenders is on it.
+  const client = await clients.services().zookeeper(zookeeperSessionMs(options.ttlMs));
+  expect(await auditIdleNow(client, zookeeperLockPath(resource)), "an audit during the hold lists nothing").toBe(false);
+  client.emit("connected");
+  expect(await renew(), "the holder's znode after an audit during the hold").toBe(true);
   for (let waited = 0; waited <= IDLE_AUDIT_MS.at(-1)! + 500; waited += 500) {
     await sleep(500);
     // Still held: renew finds the znode (it answers false once the znode is gone).
     expect(await renew(), `the holder's znode after ${waited + 500} ms`).toBe(true);
   }
   expect(await holder.release(), "the release found the znode it removes").toBe(true);
+});
+
+it("a path's audits over, the session forgets it: state is kept only for the lock paths in use", async () => {
+  const resource = `zk-idle-forget-${randomUUID()}`;
+  const options = { ttlMs: SESSION_MS, waitTimeoutMs: 1000 };
+  const client = await clients.services().zookeeper(zookeeperSessionMs(options.ttlMs));
+  const dir = zookeeperLockPath(resource);
+  const lock = zookeeperLock(clients, resource, options);
+  await lock.acquire(Date.now() + options.waitTimeoutMs);
+  expect(keepsStateFor(client, dir), "kept while its contender is in flight").toBe(true);
+  expect(await lock.release()).toBe(true);
+  expect(keepsStateFor(client, dir), "kept while its audits are due").toBe(true);
+  // Forgotten once the last audit (IDLE_AUDIT_MS.at(-1) after the release) has listed the path.
+  await waitFor(() => !keepsStateFor(client, dir), { what: "the session to forget the idle path", timeoutMs: IDLE_AUDIT_MS.at(-1)! + 1500 });
+  // And the path locks again as before, from a fresh entry.
+  const again = zookeeperLock(clients, resource, options);
+  await again.acquire(Date.now() + options.waitTimeoutMs);
+  expect(await again.release()).toBe(true);
 });
 
 it("the sweep after an uncertain call removes every znode carrying its GUID, and ends at once where the lock's path is gone", async () => {
