@@ -87,8 +87,13 @@ interface LineLease extends Lease {
 
 /**
  * Lets go of the line's lock in Redis, once every holder that handed it on has left; `sent` is
- * called as soon as the release is issued (the locks issue every command of a release on the call).
- * Were an acquire to overtake it anyway, it would find the old token and wait: only slower, never two holders.
+ * called as soon as the release is issued (the locks issue every command of a release on the call,
+ * on the connection their acquire uses). Some paths still let an acquire overtake it: a script
+ * sent again after NOSCRIPT, a Redlock node skipped as down that comes back, a Cluster or Sentinel
+ * command retried across a reconnection, a strategy switch to another server. Such an acquire
+ * finds the old token and waits for the release's publish: only slower, never two holders. A
+ * `handOn` lock whose release awaits before sending, or sends on another connection, keeps that
+ * safety but loses the speed-up.
  */
 async function releaseLease(lease: LineLease, onLost?: () => void, sent?: () => void): Promise<void> {
   lease.timers.stop();
