@@ -162,6 +162,30 @@ it("the idle audit never takes a holder's znode: a buyer that contends again bef
   expect(await holder.release(), "the release found the znode it removes").toBe(true);
 });
 
+it("the idle audit removes only its own session's znodes: another instance's holder keeps its znode through every audit", async () => {
+  const resource = `zk-idle-theirs-${randomUUID()}`;
+  const options = { ttlMs: SESSION_MS, waitTimeoutMs: 1000 };
+  const client = await clients.services().zookeeper(zookeeperSessionMs(options.ttlMs));
+  const dir = zookeeperLockPath(resource);
+  const childrenOf = () => zkCall<string[]>((cb) => client.getChildren(dir, cb));
+  // This session contends once and ends: its audits are due.
+  const ours = zookeeperLock(clients, resource, options);
+  await ours.acquire(Date.now() + options.waitTimeoutMs);
+  expect(await ours.release()).toBe(true);
+  const other = openLockServices("test-other-holder");
+  try {
+    const theirs = await plantContender(await other.zookeeper(4000), resource);
+    expect(await childrenOf(), "the other instance's holder is in line").toEqual([theirs]);
+    // An audit now, and the timers' ones after it: each lists the path, and none takes their znode.
+    expect(await auditIdleNow(client, dir), "the audit listed the path").toBe(true);
+    expect(await childrenOf()).toEqual([theirs]);
+    await sleep(IDLE_AUDIT_MS.at(-1)! + 500); // past every audit the release scheduled
+    expect(await childrenOf()).toEqual([theirs]);
+  } finally {
+    await other.close();
+  }
+});
+
 it("a path's audits over, the session forgets it: state is kept only for the lock paths in use", async () => {
   const resource = `zk-idle-forget-${randomUUID()}`;
   const options = { ttlMs: SESSION_MS, waitTimeoutMs: 1000 };
