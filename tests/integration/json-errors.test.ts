@@ -36,9 +36,12 @@ it.each([
   ["/api/stock/%ff", 400, "bad_request"],
   ["/api/admin/runs/%ff/cancel", 400, "bad_request"],
   ["/api/%E3%81%82", 400, "bad_request"],
+  ["/api/%0a%ff", 400, "bad_request"],
   // A long path ending in "/": the instance's redirect repeats it in its headers, which overflowed
   // nginx's buffer (a 502 blaming a missing instance).
   [`/api/${"x".repeat(2000)}/`, 414, "uri_too_long"],
+  // nginx's own error pages are not a way around that check.
+  [`/.locklab-errors/${"x".repeat(1100)}/`, 404, "not_found"],
 ])("%s answers %i with JSON code %s", async (path, status, code) => {
   const answer = await raw(path);
   expect(answer.status).toBe(status);
@@ -77,6 +80,14 @@ it("large headers that nginx admits are served, not refused with the instance's 
   const answer = await raw("/api/stock", "GET", { "x-one": big, "x-two": big, "x-three": big });
   expect(answer.status).toBe(200);
   expect(JSON.parse(answer.body)).toMatchObject({ sku: "goods:001" });
+});
+
+it("headers larger than nginx admits are a JSON 431", async () => {
+  const big = "a".repeat(7000);
+  const headers = Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`x-big-${n}`, big]));
+  const answer = await raw("/api/stock", "GET", headers);
+  expect(answer.status).toBe(431);
+  expect(JSON.parse(answer.body)).toMatchObject({ code: "header_too_large", message: expect.any(String) });
 });
 
 it("an HTTP/1.0 request without a Host header is served (the instance requires one; nginx names it)", async () => {
