@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from "pg";
 import type { LockClients } from "./clients";
 import { advisoryKey } from "./keys";
-import { driftMs, now } from "./lease";
+import { leaseEnd, now } from "./lease";
 import { classifyPgError, connectForLock, within } from "./pg-connection";
 import { LockBusyError, LockUnavailableError, type HeldLock, type LockOptions, type LockStrategy } from "./types";
 
@@ -69,26 +69,26 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
   try {
     // A wait timeout of 0 is "try once, never wait": NOWAIT (a lock_timeout of 0 would wait forever).
     const nowait = variant.nowait || options.waitTimeoutMs <= 0;
-    const taking = (async () => {
-      await client.query("BEGIN");
-      const waitLeftMs = Math.max(1, options.waitTimeoutMs - (Date.now() - startedAt));
-      if (!nowait) await client.query(`SET LOCAL lock_timeout = ${Math.floor(waitLeftMs)}`);
-      await lockInTransaction(client, variant.lockOn ?? "row", resource, nowait, options.waitTimeoutMs);
-    })();
+    const waitLeftMs = Math.max(1, options.waitTimeoutMs - (Date.now() - startedAt));
+    // One message: BEGIN, the wait's bound, the lock, then the lease. Postgres runs the lease's
+    // statement only once the lock is granted, and counts the idle time after answering it; the
+    // lease therefore starts no earlier than this send plus the time Postgres reports having spent
+    // on the message before the lease's statement (a duration on its clock, never a timestamp
+    // compared across clocks). One answer to wait for on the loop instead of four.
+    const sentAt = now();
+    const taking = client.query(takeAndLease(variant.lockOn ?? "row", client.escapeLiteral(resource), nowait, waitLeftMs, options.ttlMs)) as unknown as Promise<AnswersOf>;
     // The buyer's wait ends on this process's clock, not when a loaded Postgres gets round to its
     // lock_timeout (which stays as the server's own bound on the wait).
-    if (nowait) await taking;
-    else await within(taking, startedAt + options.waitTimeoutMs - Date.now(), () => {
-      stillOut = taking;
-      return new LockBusyError(resource, options.waitTimeoutMs);
-    });
-    // The lease starts when this statement is sent: Postgres counts the idle time after answering it.
-    const sentAt = now();
-    const { rows: [lease] } = await client.query<{ token: string }>(
-      "SELECT set_config('idle_in_transaction_session_timeout', $1, true), nextval('lock_fence_seq')::text AS token",
-      [String(Math.max(1, options.ttlMs))],
-    );
-    const validUntil = sentAt + options.ttlMs - driftMs(options.ttlMs);
+    const answers = nowait
+      ? await taking
+      : await within(taking, startedAt + options.waitTimeoutMs - Date.now(), () => {
+          stillOut = taking.then(() => {});
+          return new LockBusyError(resource, options.waitTimeoutMs);
+        });
+    const [lock, lease] = [answers.at(-2)!, answers.at(-1)!] as const;
+    checkLocked(variant.lockOn ?? "row", nowait, lock, resource, options.waitTimeoutMs);
+    const waitedMs = Math.max(0, Number(lease.rows[0]!.waited_ms));
+    const validUntil = leaseEnd(sentAt, options.ttlMs, waitedMs);
     const expiry = new AbortController();
     const timer = setTimeout(() => expiry.abort(), Math.max(0, validUntil - now()));
     let result: T;
@@ -96,7 +96,7 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
       fromCritical = true;
       result = await critical({
         signal: expiry.signal,
-        ...(variant.fenced && { timeLeftMs: () => validUntil - now(), fencingToken: Number(lease!.token) }),
+        ...(variant.fenced && { timeLeftMs: () => validUntil - now(), fencingToken: Number(lease.rows[0]!.token) }),
       });
       fromCritical = false;
     } finally {
@@ -157,14 +157,36 @@ async function letGoLater(session: Session, stillOut: Promise<void> | undefined)
   }
 }
 
-/** Takes the transaction's lock; its lock_timeout is set. Busy when NOWAIT finds it taken. */
-async function lockInTransaction(client: PoolClient, lockOn: "row" | "advisory", resource: string, nowait: boolean, waitTimeoutMs: number): Promise<void> {
+/** The answers of `takeAndLease`'s message, one per statement; the last two are the lock's and the lease's. */
+type AnswersOf = Array<{ rows: Array<Record<string, unknown>> }>;
+
+/**
+ * The one message that opens the transaction, bounds its wait, takes its lock and starts its lease
+ * (`idle_in_transaction_session_timeout`, the fencing token from `lock_fence_seq`, and how long
+ * Postgres had held the message by then: `clock_timestamp() - statement_timestamp()`, the
+ * statement timestamp being the message's arrival). Postgres runs a message's statements in turn
+ * and stops at the first error, so the token is drawn after the lock is granted, in lock order.
+ * Simple-query protocol: `resourceLiteral` is already escaped, the numbers are integers.
+ */
+export function takeAndLease(lockOn: "row" | "advisory", resourceLiteral: string, nowait: boolean, waitLeftMs: number, ttlMs: number): string {
+  const lock =
+    lockOn === "advisory"
+      ? `SELECT ${nowait ? "pg_try_advisory_xact_lock" : "pg_advisory_xact_lock"}(${advisoryKey(resourceLiteral)})${nowait ? " AS locked" : ""}`
+      : `SELECT name FROM lock_rows WHERE name = ${resourceLiteral} FOR UPDATE${nowait ? " NOWAIT" : ""}`;
+  return [
+    "BEGIN",
+    ...(nowait ? [] : [`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(waitLeftMs))}`]),
+    lock,
+    `SELECT set_config('idle_in_transaction_session_timeout', '${Math.max(1, Math.floor(ttlMs))}', true), nextval('lock_fence_seq')::text AS token,` +
+      " (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000)::float8 AS waited_ms",
+  ].join("; ");
+}
+
+/** Busy when a try-lock found the lock taken; unavailable when the resource has no lock row. */
+function checkLocked(lockOn: "row" | "advisory", nowait: boolean, lock: { rows: Array<Record<string, unknown>> }, resource: string, waitTimeoutMs: number): void {
   if (lockOn === "advisory") {
-    if (!nowait) return void (await client.query(`SELECT pg_advisory_xact_lock(${advisoryKey("$1")})`, [resource]));
-    const { rows: [answer] } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(${advisoryKey("$1")}) AS locked`, [resource]);
-    if (!answer?.locked) throw new LockBusyError(resource, waitTimeoutMs);
+    if (nowait && lock.rows[0]?.locked !== true) throw new LockBusyError(resource, waitTimeoutMs);
     return;
   }
-  const { rows } = await client.query<{ name: string }>(`SELECT name FROM lock_rows WHERE name = $1 FOR UPDATE${nowait ? " NOWAIT" : ""}`, [resource]);
-  if (rows.length === 0) throw new LockUnavailableError(`no lock row for ${resource}: run the seed (npm run db:seed)`);
+  if (lock.rows.length === 0) throw new LockUnavailableError(`no lock row for ${resource}: run the seed (npm run db:seed)`);
 }

@@ -51,7 +51,7 @@ describe.each(["pg-for-update", "pg-advisory-xact"] as const)("%s: the wait ends
   const pool = () => (name === "pg-for-update" ? clients.lockPool() : clients.bouncerPool());
 
   // The statement the waiter's backend waits in.
-  const statement = name === "pg-for-update" ? "FROM lock_rows WHERE name = $1 FOR UPDATE" : "pg_advisory_xact_lock(";
+  const statement = name === "pg-for-update" ? "FROM lock_rows WHERE name = " : "pg_advisory_xact_lock(";
 
   it("a waiter whose backend is frozen is answered busy at its wait timeout, and its connection comes back once the backend runs", async () => {
     const lockPool = pool();
