@@ -2,7 +2,6 @@
  * The one rule every lease follows (token locks, Redlock, the row lock, and every lease added
  * later): its validity is counted on the monotonic clock from the moment the acquire (or the last
  * successful renewal) was *sent* — the lock service started its countdown no earlier than that —
- * plus, where the service reports it, how long it held the acquire before its countdown began,
  * minus a clock-drift allowance. Just before its write the holder asks how much is left and stops
  * with `lock_lost` when too little is; a pause between that check and the write is what only a
  * fencing token closes.
@@ -14,14 +13,9 @@ export function driftMs(ttlMs: number, driftFactor = 0.01, driftFixedMs = 2): nu
   return Math.round(ttlMs * driftFactor) + driftFixedMs;
 }
 
-/**
- * When a lease of `ttlMs` whose acquire was sent at `sentAt` (monotonic ms) stops being ours. A
- * service that reports how long it held the acquire before its countdown began (`heldMs`, a
- * duration on its own clock: the row lock's wait for the row) starts the lease that much later;
- * the drift allowance then covers that duration too.
- */
-export function leaseEnd(sentAt: number, ttlMs: number, heldMs = 0): number {
-  return sentAt + heldMs + ttlMs - driftMs(ttlMs + heldMs);
+/** When a lease of `ttlMs` whose acquire was sent at `sentAt` (monotonic ms) stops being ours. */
+export function leaseEnd(sentAt: number, ttlMs: number): number {
+  return sentAt + ttlMs - driftMs(ttlMs);
 }
 
 /** The least a holder must have left to send its write: the write's own trip to the store. */

@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from "pg";
+import { escapeLiteral, type Pool, type PoolClient } from "pg";
 import type { LockClients } from "./clients";
 import { advisoryKey } from "./keys";
 import { leaseEnd, now } from "./lease";
@@ -71,12 +71,10 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
     const nowait = variant.nowait || options.waitTimeoutMs <= 0;
     const waitLeftMs = Math.max(1, options.waitTimeoutMs - (Date.now() - startedAt));
     // One message: BEGIN, the wait's bound, the lock, then the lease. Postgres runs the lease's
-    // statement only once the lock is granted, and counts the idle time after answering it; the
-    // lease therefore starts no earlier than this send plus the time Postgres reports having spent
-    // on the message before the lease's statement (a duration on its clock, never a timestamp
-    // compared across clocks). One answer to wait for on the loop instead of four.
-    const sentAt = now();
-    const taking = client.query(takeAndLease(variant.lockOn ?? "row", client.escapeLiteral(resource), nowait, waitLeftMs, options.ttlMs)) as unknown as Promise<AnswersOf>;
+    // statement only once the lock is granted and counts the idle time from its answer, so a lease
+    // counted from this send never outlasts Postgres' own (one answer to wait for, not four).
+    let sentAt = now();
+    const taking = client.query(takeAndLease(variant.lockOn ?? "row", resource, nowait, waitLeftMs, options.ttlMs)) as unknown as Promise<AnswersOf>;
     // The buyer's wait ends on this process's clock, not when a loaded Postgres gets round to its
     // lock_timeout (which stays as the server's own bound on the wait).
     const answers = nowait
@@ -85,10 +83,18 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
           stillOut = taking.then(() => {});
           return new LockBusyError(resource, options.waitTimeoutMs);
         });
+    if (!Array.isArray(answers) || answers.length !== (nowait ? 3 : 4)) throw new Error(`the row lock's message answered ${Array.isArray(answers) ? answers.length : 1} results`);
     const [lock, lease] = [answers.at(-2)!, answers.at(-1)!] as const;
     checkLocked(variant.lockOn ?? "row", nowait, lock, resource, options.waitTimeoutMs);
-    const waitedMs = Math.max(0, Number(lease.rows[0]!.waited_ms));
-    const validUntil = leaseEnd(sentAt, options.ttlMs, waitedMs);
+    // A buyer who waited long for the lock holds less of its lease than that: it starts the lease
+    // again with one more statement sent now (any statement ends the idle time Postgres counts), so
+    // every holder enters with at least RENEW_AFTER_WAIT of its TTL, never on Postgres' word of
+    // how long it waited (its clock is a wall clock, and may step).
+    if (now() - sentAt > options.ttlMs * RENEW_AFTER_WAIT) {
+      sentAt = now();
+      await client.query("SELECT 1");
+    }
+    const validUntil = leaseEnd(sentAt, options.ttlMs);
     const expiry = new AbortController();
     const timer = setTimeout(() => expiry.abort(), Math.max(0, validUntil - now()));
     let result: T;
@@ -157,28 +163,31 @@ async function letGoLater(session: Session, stillOut: Promise<void> | undefined)
   }
 }
 
+/** The share of its TTL a holder may have lost to its wait before it starts the lease again. */
+export const RENEW_AFTER_WAIT = 0.1;
+
 /** The answers of `takeAndLease`'s message, one per statement; the last two are the lock's and the lease's. */
 type AnswersOf = Array<{ rows: Array<Record<string, unknown>> }>;
 
 /**
  * The one message that opens the transaction, bounds its wait, takes its lock and starts its lease
- * (`idle_in_transaction_session_timeout`, the fencing token from `lock_fence_seq`, and how long
- * Postgres had held the message by then: `clock_timestamp() - statement_timestamp()`, the
- * statement timestamp being the message's arrival). Postgres runs a message's statements in turn
- * and stops at the first error, so the token is drawn after the lock is granted, in lock order.
- * Simple-query protocol: `resourceLiteral` is already escaped, the numbers are integers.
+ * (`idle_in_transaction_session_timeout` and the fencing token from `lock_fence_seq`). Postgres
+ * runs a message's statements in turn and stops at the first error, so the token is drawn after
+ * the lock is granted, in lock order. Simple-query protocol: the name is escaped here, the numbers
+ * are whole and at least 1.
  */
-export function takeAndLease(lockOn: "row" | "advisory", resourceLiteral: string, nowait: boolean, waitLeftMs: number, ttlMs: number): string {
+export function takeAndLease(lockOn: "row" | "advisory", resource: string, nowait: boolean, waitLeftMs: number, ttlMs: number): string {
+  const resourceLiteral = escapeLiteral(resource);
+  const whole = (ms: number) => (Number.isFinite(ms) ? Math.max(1, Math.floor(ms)) : 1);
   const lock =
     lockOn === "advisory"
       ? `SELECT ${nowait ? "pg_try_advisory_xact_lock" : "pg_advisory_xact_lock"}(${advisoryKey(resourceLiteral)})${nowait ? " AS locked" : ""}`
       : `SELECT name FROM lock_rows WHERE name = ${resourceLiteral} FOR UPDATE${nowait ? " NOWAIT" : ""}`;
   return [
     "BEGIN",
-    ...(nowait ? [] : [`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(waitLeftMs))}`]),
+    ...(nowait ? [] : [`SET LOCAL lock_timeout = ${whole(waitLeftMs)}`]),
     lock,
-    `SELECT set_config('idle_in_transaction_session_timeout', '${Math.max(1, Math.floor(ttlMs))}', true), nextval('lock_fence_seq')::text AS token,` +
-      " (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000)::float8 AS waited_ms",
+    `SELECT set_config('idle_in_transaction_session_timeout', '${whole(ttlMs)}', true), nextval('lock_fence_seq')::text AS token`,
   ].join("; ");
 }
 

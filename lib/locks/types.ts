@@ -62,8 +62,7 @@ export interface HeldLock {
   readonly signal: AbortSignal;
   /**
    * A lease's time left, in ms on the monotonic clock (see ./lease.ts), counted from when the
-   * acquire or the last successful renewal was sent (plus any wait the service reports before its
-   * countdown began), drift deducted. The holder checks it just
+   * acquire or the last successful renewal was sent, drift deducted. The holder checks it just
    * before writing and stops below MIN_LEASE_LEFT_MS. Absent for locks that are no lease (no
    * expiry, in-process) and for the unsafe teaching strategies, which skip the check on purpose.
    */
