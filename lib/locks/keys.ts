@@ -5,8 +5,8 @@ export const lockKey = (resource: string) => `lock:${resource}`;
 export const storeFenceKey = (resource: string) => `fence:store:${resource}`;
 
 /**
- * A Postgres advisory lock's key for a resource, as SQL over the parameter holding its name: a
- * 64-bit hash Postgres computes, the same for the session and the transaction-scoped lock, so
- * the two exclude each other.
+ * A Postgres advisory lock's key for a resource, as SQL over its name (a parameter such as `$1`,
+ * or an escaped literal): a 64-bit hash Postgres computes, the same for the session and the
+ * transaction-scoped lock, so the two exclude each other.
  */
-export const advisoryKey = (nameParameter: string) => `hashtextextended(${nameParameter}, 0)`;
+export const advisoryKey = (nameSql: string) => `hashtextextended(${nameSql}, 0)`;
