@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from "pg";
-import { LockBusyError, LockUnavailableError } from "./types";
+import { LockBusyError, LockLostError, LockUnavailableError } from "./types";
 
 /** What the Postgres locks share: getting a connection of their pool in time, and naming what went wrong. */
 const LOCK_NOT_AVAILABLE = "55P03";
@@ -53,7 +53,7 @@ export async function within<T>(work: Promise<T>, ms: number, late: () => Error)
  * gone (refused, reset, a session ended, PgBouncer with no server to lend in time) is unavailable.
  */
 export function classifyPgError(error: unknown, resource: string, waitTimeoutMs: number): unknown {
-  if (error instanceof LockUnavailableError || error instanceof LockBusyError) return error;
+  if (error instanceof LockUnavailableError || error instanceof LockBusyError || error instanceof LockLostError) return error;
   if (!(error instanceof Error)) return error;
   const code = (error as { code?: string }).code ?? "";
   if (code === LOCK_NOT_AVAILABLE) return new LockBusyError(resource, waitTimeoutMs);

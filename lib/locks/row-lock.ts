@@ -3,7 +3,7 @@ import type { LockClients } from "./clients";
 import { advisoryKey } from "./keys";
 import { leaseEnd, now } from "./lease";
 import { classifyPgError, connectForLock, within } from "./pg-connection";
-import { LockBusyError, LockUnavailableError, type HeldLock, type LockOptions, type LockStrategy } from "./types";
+import { LockBusyError, LockLostError, LockUnavailableError, type HeldLock, type LockOptions, type LockStrategy } from "./types";
 
 /**
  * The Postgres transaction locks behind pg-for-update, pg-advisory-xact and their lab variants: a
@@ -72,7 +72,8 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
     const waitLeftMs = Math.max(1, options.waitTimeoutMs - (Date.now() - startedAt));
     // One message: BEGIN, the wait's bound, the lock, then the lease. Postgres runs the lease's
     // statement only once the lock is granted and counts the idle time from its answer, so a lease
-    // counted from this send never outlasts Postgres' own (one answer to wait for, not four).
+    // counted from this send never outlasts Postgres' own while Postgres' clock does not step (the
+    // fencing token is what holds if it does). One answer to wait for, not four.
     let sentAt = now();
     const taking = client.query(takeAndLease(variant.lockOn ?? "row", resource, nowait, waitLeftMs, options.ttlMs)) as unknown as Promise<AnswersOf>;
     // The buyer's wait ends on this process's clock, not when a loaded Postgres gets round to its
@@ -86,13 +87,15 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
     if (!Array.isArray(answers) || answers.length !== (nowait ? 3 : 4)) throw new Error(`the row lock's message answered ${Array.isArray(answers) ? answers.length : 1} results`);
     const [lock, lease] = [answers.at(-2)!, answers.at(-1)!] as const;
     checkLocked(variant.lockOn ?? "row", nowait, lock, resource, options.waitTimeoutMs);
-    // A buyer who waited long for the lock holds less of its lease than that: it starts the lease
-    // again with one more statement sent now (any statement ends the idle time Postgres counts), so
-    // every holder enters with at least RENEW_AFTER_WAIT of its TTL, never on Postgres' word of
-    // how long it waited (its clock is a wall clock, and may step).
+    // A buyer whose answer came long after the send (its wait for the lock, or a slow loop) holds
+    // less of its lease than that: it starts the lease again with one more statement sent now (any
+    // statement ends the idle time Postgres counts), so every holder enters with at least
+    // 1 − RENEW_AFTER_WAIT of its TTL less the drift allowance, never on Postgres' word of how long
+    // it waited (its clock is a wall clock, and may step). If Postgres already ended the session,
+    // the lock was lost before the work: nothing is written, the connection is not reused.
     if (now() - sentAt > options.ttlMs * RENEW_AFTER_WAIT) {
       sentAt = now();
-      await client.query("SELECT 1");
+      await renewLease(session, resource, leaseEnd(sentAt, options.ttlMs));
     }
     const validUntil = leaseEnd(sentAt, options.ttlMs);
     const expiry = new AbortController();
@@ -163,7 +166,25 @@ async function letGoLater(session: Session, stillOut: Promise<void> | undefined)
   }
 }
 
-/** The share of its TTL a holder may have lost to its wait before it starts the lease again. */
+/**
+ * Starts the lease again on the held lock's session (`SELECT 1`), answered before `validUntil`
+ * (monotonic ms), or the lock is lost: the session ended (Postgres' idle timeout ran out before
+ * the statement arrived) or the statement did not come back while the new lease lasted.
+ */
+async function renewLease(session: Session, resource: string, validUntil: number): Promise<void> {
+  const lost = () => {
+    session.ended = true;
+    return new LockLostError(resource, "when its holder started its lease again");
+  };
+  if (session.ended) throw lost();
+  try {
+    await within(session.client.query("SELECT 1"), validUntil - now(), () => new Error("timeout"));
+  } catch {
+    throw lost();
+  }
+}
+
+/** The share of its TTL a holder may lose between the send and the answer before it starts the lease again. */
 export const RENEW_AFTER_WAIT = 0.1;
 
 /** The answers of `takeAndLease`'s message, one per statement; the last two are the lock's and the lease's. */
@@ -173,10 +194,11 @@ type AnswersOf = Array<{ rows: Array<Record<string, unknown>> }>;
  * The one message that opens the transaction, bounds its wait, takes its lock and starts its lease
  * (`idle_in_transaction_session_timeout` and the fencing token from `lock_fence_seq`). Postgres
  * runs a message's statements in turn and stops at the first error, so the token is drawn after
- * the lock is granted, in lock order. Simple-query protocol: the name is escaped here, the numbers
- * are whole and at least 1.
+ * the lock is granted, in lock order. Simple-query protocol: the name is escaped here, the wait
+ * is a whole number of ms of at least 1, and a TTL that is not is refused (RangeError).
  */
 export function takeAndLease(lockOn: "row" | "advisory", resource: string, nowait: boolean, waitLeftMs: number, ttlMs: number): string {
+  if (!Number.isInteger(ttlMs) || ttlMs < 1) throw new RangeError(`a row lock's TTL must be a whole number of ms, at least 1 (got ${ttlMs})`);
   const resourceLiteral = escapeLiteral(resource);
   const whole = (ms: number) => (Number.isFinite(ms) ? Math.max(1, Math.floor(ms)) : 1);
   const lock =
@@ -187,7 +209,7 @@ export function takeAndLease(lockOn: "row" | "advisory", resource: string, nowai
     "BEGIN",
     ...(nowait ? [] : [`SET LOCAL lock_timeout = ${whole(waitLeftMs)}`]),
     lock,
-    `SELECT set_config('idle_in_transaction_session_timeout', '${whole(ttlMs)}', true), nextval('lock_fence_seq')::text AS token`,
+    `SELECT set_config('idle_in_transaction_session_timeout', '${ttlMs}', true), nextval('lock_fence_seq')::text AS token`,
   ].join("; ");
 }
 

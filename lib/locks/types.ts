@@ -159,7 +159,7 @@ export class LockLostError extends AppError {
   override name = "LockLostError";
   readonly status = 503;
   readonly code = "lock_lost";
-  constructor(resource: string) {
-    super(`the lock on ${resource} was no longer held at release`);
+  constructor(resource: string, when = "at release") {
+    super(`the lock on ${resource} was no longer held ${when}`);
   }
 }
