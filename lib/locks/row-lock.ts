@@ -69,13 +69,14 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
   try {
     // A wait timeout of 0 is "try once, never wait": NOWAIT (a lock_timeout of 0 would wait forever).
     const nowait = variant.nowait || options.waitTimeoutMs <= 0;
+    const lockOn = variant.lockOn ?? "row";
     const waitLeftMs = Math.max(1, options.waitTimeoutMs - (Date.now() - startedAt));
     // One message: BEGIN, the wait's bound, the lock, then the lease. Postgres runs the lease's
     // statement only once the lock is granted and counts the idle time from its answer, so a lease
     // counted from this send never outlasts Postgres' own while Postgres' clock does not step (the
     // fencing token is what holds if it does). One answer to wait for, not four.
     let sentAt = now();
-    const taking = client.query(takeAndLease(variant.lockOn ?? "row", resource, nowait, waitLeftMs, options.ttlMs)) as unknown as Promise<AnswersOf>;
+    const taking = client.query(takeAndLease(lockOn, resource, nowait, waitLeftMs, options.ttlMs)) as unknown as Promise<AnswersOf>;
     // The buyer's wait ends on this process's clock, not when a loaded Postgres gets round to its
     // lock_timeout (which stays as the server's own bound on the wait).
     const answers = nowait
@@ -86,7 +87,7 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
         });
     if (!Array.isArray(answers) || answers.length !== (nowait ? 3 : 4)) throw new Error(`the row lock's message answered ${Array.isArray(answers) ? answers.length : 1} results`);
     const [lock, lease] = [answers.at(-2)!, answers.at(-1)!] as const;
-    checkLocked(variant.lockOn ?? "row", nowait, lock, resource, options.waitTimeoutMs);
+    checkLocked(lockOn, nowait, lock, resource, options.waitTimeoutMs);
     // A buyer whose answer came long after the send (its wait for the lock, or a slow loop) holds
     // less of its lease than that: it starts the lease again with one more statement sent now (any
     // statement ends the idle time Postgres counts), so every holder enters with at least
@@ -185,7 +186,7 @@ async function renewLease(session: Session, resource: string, validUntil: number
 }
 
 /** The share of its TTL a holder may lose between the send and the answer before it starts the lease again. */
-export const RENEW_AFTER_WAIT = 0.1;
+const RENEW_AFTER_WAIT = 0.1;
 
 /** The answers of `takeAndLease`'s message, one per statement; the last two are the lock's and the lease's. */
 type AnswersOf = Array<{ rows: Array<Record<string, unknown>> }>;
