@@ -122,7 +122,10 @@ describe("none under the same load", () => {
 
 describe("a run completed while its buyers still wait", () => {
   it("stores figures with no unit lost, phantom or sold twice", async () => {
-    const created = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", workMs: 1, lockTtlMs: 5000, waitTimeoutMs: 5000, initialStock: 10_000, vus: 300 });
+    // Stock for every buyer the load can send (RATE_PER_S for its 60 s bound): a sale that sold out
+    // before the run was counted cannot show buyers buying after it (a slow CI machine's completion
+    // waited out both bounds, ~33 s, and 10,000 units were gone by then).
+    const created = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", workMs: 1, lockTtlMs: 5000, waitTimeoutMs: 5000, initialStock: RATE_PER_S * 60 + 1000, vus: 300 });
     expect(created.status, created.text).toBe(201);
     const { run, reportToken } = created.json as { run: { id: number }; reportToken: string };
     // The load goes on until 2 s after the completion has answered, so buyers keep arriving after the
