@@ -75,7 +75,7 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
     // statement only once the lock is granted and counts the idle time from its answer, so a lease
     // counted from this send never outlasts Postgres' own while Postgres' clock does not step (the
     // fencing token is what holds if it does). One answer to wait for, not four.
-    let sentAt = now();
+    const sentAt = now();
     const taking = client.query(takeAndLease(lockOn, resource, nowait, waitLeftMs, options.ttlMs)) as unknown as Promise<AnswersOf>;
     // The buyer's wait ends on this process's clock, not when a loaded Postgres gets round to its
     // lock_timeout (which stays as the server's own bound on the wait).
@@ -94,11 +94,11 @@ async function withRowLock<T>(pool: Pool, variant: RowLockVariant, resource: str
     // 1 − RENEW_AFTER_WAIT of its TTL less the drift allowance, never on Postgres' word of how long
     // it waited (its clock is a wall clock, and may step). If Postgres already ended the session,
     // the lock was lost before the work: nothing is written, the connection is not reused.
+    let validUntil = leaseEnd(sentAt, options.ttlMs);
     if (now() - sentAt > options.ttlMs * RENEW_AFTER_WAIT) {
-      sentAt = now();
-      await renewLease(session, resource, leaseEnd(sentAt, options.ttlMs));
+      validUntil = leaseEnd(now(), options.ttlMs);
+      await renewLease(session, resource, validUntil);
     }
-    const validUntil = leaseEnd(sentAt, options.ttlMs);
     const expiry = new AbortController();
     const timer = setTimeout(() => expiry.abort(), Math.max(0, validUntil - now()));
     let result: T;
