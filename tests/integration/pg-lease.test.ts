@@ -11,6 +11,7 @@
  */
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { advisoryKey } from "@/lib/locks/keys";
 import { STRATEGY_FACTORIES } from "@/lib/locks/strategies";
 import { LockLostError, type HeldLock } from "@/lib/locks/types";
 import { openLockClients } from "../support/lock-clients";
@@ -38,7 +39,7 @@ describe.each(["pg-for-update", "pg-advisory-xact"] as const)("%s: a lease that 
   /** Whether another session can take the lock this moment (without waiting), asked on `client` or a pooled connection. */
   const free = async (client?: pg.PoolClient): Promise<boolean> => {
     if (name === "pg-advisory-xact") {
-      const { rows } = await (client ?? clients.bouncerPool()).query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked", [resource]);
+      const { rows } = await (client ?? clients.bouncerPool()).query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(${advisoryKey("$1")}) AS locked`, [resource]);
       return rows[0]!.locked;
     }
     try {
