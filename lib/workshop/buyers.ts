@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { getRedis } from "../redis";
+import { redisScript, runScript } from "../redis-script";
 import { announceChange } from "../live-signal";
 
 /**
@@ -11,11 +12,33 @@ export const BUYER_COOKIE = "locklab_buyer";
 export const HUMAN_PREFIX = "human-";
 const NAMES_KEY = "locklab:workshop:names";
 /** The buyer each LAN address joined as (one person per address). */
-const ADDRESSES_KEY = "locklab:workshop:addresses";
+export const ADDRESSES_KEY = "locklab:workshop:addresses";
 /** A cookie for a day's workshop; a new name makes a new buyer. */
 export const BUYER_COOKIE_MAX_AGE_S = 24 * 60 * 60;
 
 const BUYER_ID = /^human-[a-z0-9]{12}$/;
+
+/**
+ * Joins from a LAN address in one step: the address keeps the buyer it already has (a well-formed
+ * one) or takes the new id offered, and that buyer gets the name. Read and write apart, six joins
+ * sent at once from one phone all read "no buyer yet" and each made a buyer of its own.
+ */
+const JOIN_FROM_ADDRESS = redisScript(`
+-- KEYS[1]: address -> buyer; KEYS[2]: buyer -> name
+-- ARGV[1]: the address; ARGV[2]: a new buyer id; ARGV[3]: the name; ARGV[4]: both hashes' TTL (s)
+local buyer = redis.call('HGET', KEYS[1], ARGV[1])
+-- Only an id this store hands out (human- and 12 of [a-z0-9]) is kept; anything else is replaced.
+if not buyer or string.len(buyer) ~= 18 or not string.find(buyer, '^human%-[a-z0-9]+$') then
+  buyer = ARGV[2]
+  redis.call('HSET', KEYS[1], ARGV[1], buyer)
+end
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('HSET', KEYS[2], buyer, ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+return buyer
+`, 2);
+
+const newBuyerId = () => `${HUMAN_PREFIX}${randomBytes(9).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 12)}`;
 
 export interface HumanBuyer {
   readonly buyer: string;
@@ -36,11 +59,13 @@ export async function joinWorkshop(name: string, from?: { readonly address: stri
   // address renames that person instead of making a second buyer, so a script that joins in a
   // loop still holds one place in the one-per-buyer rule. The machine itself (the instructor, the
   // tests' phones, load runs) may make as many as it likes.
-  const known = from && !from.local ? await redis.hget(ADDRESSES_KEY, from.address) : null;
-  const buyer = known && BUYER_ID.test(known) ? known : `${HUMAN_PREFIX}${randomBytes(9).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 12)}`;
-  const multi = redis.multi().hset(NAMES_KEY, buyer, name).expire(NAMES_KEY, BUYER_COOKIE_MAX_AGE_S);
-  if (from && !from.local) multi.hset(ADDRESSES_KEY, from.address, buyer).expire(ADDRESSES_KEY, BUYER_COOKIE_MAX_AGE_S);
-  await multi.exec();
+  let buyer: string;
+  if (from && !from.local) {
+    buyer = await runScript<string>(redis, JOIN_FROM_ADDRESS, [ADDRESSES_KEY, NAMES_KEY], [from.address, newBuyerId(), name, BUYER_COOKIE_MAX_AGE_S]);
+  } else {
+    buyer = newBuyerId();
+    await redis.multi().hset(NAMES_KEY, buyer, name).expire(NAMES_KEY, BUYER_COOKIE_MAX_AGE_S).exec();
+  }
   announceChange();
   return { buyer, name };
 }

@@ -6,8 +6,10 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/lib/db";
+import { getRedis } from "@/lib/redis";
 import { resetConfig } from "@/lib/sale/config";
 import { getStock } from "@/lib/sale/sale";
+import { ADDRESSES_KEY, getBuyerName, joinWorkshop } from "@/lib/workshop/buyers";
 import { takeEventData } from "@/lib/workshop/sse-read";
 import { adminFetch, signIn } from "../support/admin";
 import { PUBLIC_URL, getSaleStats, instanceUrl, prepareSale } from "../support/stack";
@@ -166,6 +168,23 @@ describe("joining with a display name", () => {
     const answer = await buy("someone-else-entirely", { cookie });
     expect(answer.status).toBe(201);
     expect((answer.body.order as { buyer: string }).buyer).toBe(buyer);
+  });
+
+  it("twenty joins at once from one new LAN address make one person, named by one of them", async () => {
+    // The function the join route calls, as twenty requests from one phone reach it in the same
+    // moment (nginx lets six through; the instances' Redis connections pipeline their commands).
+    const address = `10.250.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
+    await getRedis().hdel(ADDRESSES_KEY, address);
+    const names = Array.from({ length: 20 }, (_, i) => `Quick ${i}`);
+    const joined = await Promise.all(names.map((name) => joinWorkshop(name, { address, local: false })));
+    const buyers = new Set(joined.map((j) => j.buyer));
+    expect(buyers.size, [...buyers].join(" ")).toBe(1);
+    const [buyer] = buyers;
+    expect(names).toContain(await getBuyerName(buyer!));
+    // Joining again later renames the same person.
+    expect((await joinWorkshop("Later", { address, local: false })).buyer).toBe(buyer);
+    expect(await getBuyerName(buyer!)).toBe("Later");
+    await getRedis().hdel(ADDRESSES_KEY, address);
   });
 });
 
