@@ -1,8 +1,9 @@
 import { createTranslator } from "next-intl";
 import { ZodError, type core } from "zod";
-import { AppError } from "../errors";
+import { AppError, StoreUnavailableError } from "../errors";
 import { DEFAULT_LOCALE, localeOfRequest, type Locale } from "../i18n/locales";
 import { messagesFor, type Messages } from "../i18n/messages";
+import { isConnectionError } from "../store-call";
 
 /** An HTTP-level refusal with a stable code (bad JSON, body too large, wrong method, …). */
 export class HttpError extends AppError {
@@ -66,7 +67,8 @@ function fieldMessage(field: string, issue: core.$ZodIssue, locale: Locale): str
 
 /**
  * The one place errors become responses: a domain error (AppError) answers with its own status
- * and code, a zod error is 422 with field errors, anything unexpected a 500 with no internals.
+ * and code, a zod error is 422 with field errors, a store that did not answer 503, anything
+ * unexpected a 500 with no internals.
  * `code` is a stable English identifier; `message` is in `locale` (the request's: localeOfRequest).
  */
 export function errorResponse(error: unknown, extra: Record<string, unknown> = {}, locale: Locale = DEFAULT_LOCALE): Response {
@@ -86,6 +88,9 @@ export function errorResponse(error: unknown, extra: Record<string, unknown> = {
     const message = humanMessage("invalid_fields", "Some fields are missing or invalid.", {}, locale);
     return jsonError(422, { code: "invalid_fields", message, fieldErrors, ...extra });
   }
+  // A Redis node or Postgres that does not answer, on a path that did not wrap its call in
+  // storeCall (a read of the figures, a run's record): the dependency's 503, never a 500.
+  if (isConnectionError(error)) return errorResponse(new StoreUnavailableError(`a backing server did not answer: ${(error as Error).message}`, { cause: error }), extra, locale);
   console.error(error);
   return jsonError(500, { code: "internal", message: humanMessage("internal", "Something went wrong on our side.", {}, locale), ...extra });
 }

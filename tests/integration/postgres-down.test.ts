@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/sale/config";
 import { getStock } from "@/lib/sale/sale";
 import { HONEST, currentSaleId, honest, pendingUnits, settledSale } from "../support/accounting";
+import { adminFetch, signIn } from "../support/admin";
 import { PUBLIC_URL, blast, blastUntilBought, prepareSale, stackControl } from "../support/stack";
 
 const STOCK = 20;
@@ -33,6 +34,15 @@ describe.each(["token-lua", "atomic"] as const)("%s with Postgres stopped", (str
     const later = await blast(PUBLIC_URL, 10);
     expect(later.statuses).toEqual({ "503 unavailable": 10 });
     expect(await pendingUnits(await currentSaleId())).toHaveLength(reserved.length);
+
+    // The figures are counted from the durable record: without it, the public figures and the
+    // admin's runs answer 503 unavailable (with Retry-After), never a 500 and never a guess.
+    const figures = await fetch(`${PUBLIC_URL}/api/sale`);
+    expect(figures.status).toBe(503);
+    expect(figures.headers.get("retry-after")).toBe("1");
+    expect(((await figures.json()) as { code: string }).code).toBe("unavailable");
+    const runs = await adminFetch(await signIn(), "GET", "/api/admin/runs");
+    expect(runs.status, runs.text).toBe(503);
 
     await stackControl("/postgres/start");
     // The pool drops its dead connections and opens new ones: the first buyers may still fail.

@@ -37,6 +37,19 @@ describe("errorResponse", () => {
     expect(got.retryAfter).toBe(retryAfter);
   });
 
+  it("a store that did not answer, thrown bare by a path with no storeCall, is 503 unavailable, not a 500", async () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:55432"), { code: "ECONNREFUSED" });
+    for (const error of [refused, new Error("Connection is closed."), new Error("Can't reach database server at 127.0.0.1:55432")]) {
+      const got = await answer(error);
+      expect(got.status, error.message).toBe(503);
+      expect(got.body.code).toBe("unavailable");
+      expect(got.retryAfter).toBe("1");
+    }
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    expect((await answer(new TypeError("x is not a function"))).status).toBe(500);
+    log.mockRestore();
+  });
+
   it("a validation error is 422 with the fields that failed", async () => {
     const parsed = z.object({ buyer: z.string() }).strict().safeParse({ buyer: 1, extra: true });
     const got = await answer(parsed.error);
