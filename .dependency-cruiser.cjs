@@ -12,10 +12,11 @@
  *   2  input shapes               lib/validations/, lib/store-call.ts
  *   1  the locks                  lib/locks/ (own keys and Lua)
  *   0  the ground                 clients, env, log, errors, the script helper, the live signal,
- *                                process-wide singletons, the languages and their messages (lib/i18n/)
+ *                                process-wide singletons, the secret comparison, the languages and their
+ *                                messages (lib/i18n/)
  */
 const FLOORS = [
-  ["ground", "^lib/(env|errors|log|redis|redis-script|db|db-config|lock-services|live-signal|process-singleton)\\.ts$|^lib/(generated|i18n)/"],
+  ["ground", "^lib/(env|errors|log|redis|redis-script|db|db-config|lock-services|live-signal|process-singleton|same-secret)\\.ts$|^lib/(generated|i18n)/"],
   ["locks", "^lib/locks/"],
   ["input shapes", "^lib/(validations/|store-call\\.ts$)"],
   ["the sale", "^lib/sale/"],

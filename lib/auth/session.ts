@@ -1,7 +1,8 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { getEnv } from "../env";
 import { AppError } from "../errors";
 import { getRedis } from "../redis";
+import { sameSecret } from "../same-secret";
 
 /**
  * The admin session: one password from env, and a signed cookie every instance can verify
@@ -31,18 +32,12 @@ function sign(payload: string): string {
   return createHmac("sha256", secret()).update(payload).digest("base64url");
 }
 
-function equal(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
 export function checkPassword(candidate: string): boolean {
   const expected = getEnv().ADMIN_PASSWORD;
   if (!expected) throw new AdminNotConfiguredError();
   // Compare digests so the comparison time does not depend on where the strings differ.
   const digest = (value: string) => createHmac("sha256", "pw").update(value).digest("hex");
-  return equal(digest(candidate), digest(expected));
+  return sameSecret(digest(candidate), digest(expected));
 }
 
 const sessionKey = (id: string) => `locklab:admin:session:${id}`;
@@ -63,7 +58,7 @@ function signedSessionId(token: string | undefined, now: number): string | undef
   const expiresAt = Number(parts[1]);
   if (!Number.isFinite(expiresAt) || expiresAt < now) return undefined;
   try {
-    return equal(parts[3] ?? "", sign(`${parts[0]}.${parts[1]}.${parts[2]}`)) ? parts[2] : undefined;
+    return sameSecret(parts[3], sign(`${parts[0]}.${parts[1]}.${parts[2]}`)) ? parts[2] : undefined;
   } catch {
     return undefined;
   }
@@ -100,17 +95,19 @@ export class TooManySignInsError extends AppError {
   }
 }
 
-/** Throws while `address` has used up its wrong passwords for the window. */
-export async function assertSignInAllowed(address: string): Promise<void> {
+/**
+ * Takes one of `address`'s sign-in attempts before its password is checked, and throws while the
+ * window's are used up. Counted first, in one step: read first and counted after a wrong password,
+ * a thousand attempts sent at once all read "none yet" and all had their password checked. A right
+ * password gives its attempt back (`passwordRight`), so only wrong ones use up the window.
+ */
+export async function takeSignInAttempt(address: string): Promise<{ passwordRight(): Promise<void> }> {
   const redis = getRedis();
-  const [failures, ttl] = await Promise.all([redis.get(failuresKey(address)), redis.pttl(failuresKey(address))]);
-  if (Number(failures ?? 0) >= SIGN_IN_FAILURES_ALLOWED) throw new TooManySignInsError(ttl > 0 ? ttl : SIGN_IN_WINDOW_MS);
-}
-
-export async function noteWrongPassword(address: string): Promise<void> {
   const key = failuresKey(address);
-  // The window starts with its first wrong password and is not pushed back by the next ones.
-  await getRedis().multi().incr(key).pexpire(key, SIGN_IN_WINDOW_MS, "NX").exec();
+  // The window starts with its first attempt and is not pushed back by the next ones.
+  const [[, taken], , [, ttl]] = (await redis.multi().incr(key).pexpire(key, SIGN_IN_WINDOW_MS, "NX").pttl(key).exec()) as [[unknown, number], unknown, [unknown, number]];
+  if (taken > SIGN_IN_FAILURES_ALLOWED) throw new TooManySignInsError(ttl > 0 ? ttl : SIGN_IN_WINDOW_MS);
+  return { passwordRight: async () => void (await redis.decr(key)) };
 }
 
 export function sessionCookieOptions(secure: boolean) {

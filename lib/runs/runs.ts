@@ -1,6 +1,7 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { getDb } from "../db";
 import { getRedis } from "../redis";
+import { sameSecret } from "../same-secret";
 import { verdictOf, type Verdict } from "../sale/accounting";
 import { claimStack, describeClaim, getStackClaim, releaseStackClaim, renewStackClaim } from "../stack/claim";
 import { updateConfig } from "../sale/config";
@@ -111,11 +112,7 @@ async function failAbandonedRuns(): Promise<void> {
 
 /** The load tool's credential for one run; checked before its report is even parsed. */
 export async function authorizeRunReport(id: number, token: string | null): Promise<void> {
-  const expected = await getRedis().get(runKeys(id).token);
-  if (!expected || !token) throw new RunTokenError();
-  const a = Buffer.from(expected);
-  const b = Buffer.from(token);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) throw new RunTokenError();
+  if (!sameSecret(token, await getRedis().get(runKeys(id).token))) throw new RunTokenError();
 }
 
 async function requireRunning(id: number) {

@@ -35,3 +35,19 @@ it("ten wrong passwords from one address, then that address is refused even the 
   expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
   expect((await from("10.251.0.1", adminPassword())).status).toBe(200);
 });
+
+it("a hundred wrong passwords sent at once from one address get ten checked, the rest 429; right ones use up nothing", async () => {
+  const from = (address: string, password: string) =>
+    fetch(`${instanceUrl(0)}/api/admin/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-real-ip": address },
+      body: JSON.stringify({ password }),
+    }).then((response) => response.status);
+  // Twelve right passwords from one address, one after another: more than the window's ten.
+  const admin = `10.252.${Date.now() % 250}.${process.pid % 250}`;
+  for (let i = 0; i < 12; i++) expect(await from(admin, adminPassword())).toBe(200);
+  const guesser = `10.253.${Date.now() % 250}.${process.pid % 250}`;
+  const statuses = await Promise.all(Array.from({ length: 100 }, (_, guess) => from(guesser, `guess-${guess}`)));
+  const counted = statuses.reduce<Record<number, number>>((all, status) => ({ ...all, [status]: (all[status] ?? 0) + 1 }), {});
+  expect(counted).toEqual({ 401: 10, 429: 90 });
+});

@@ -1,16 +1,13 @@
-import { timingSafeEqual } from "node:crypto";
 import { requireAdmin } from "@/lib/auth/guard";
 import { getEnv } from "@/lib/env";
 import { errorResponse, methodNotAllowed } from "@/lib/http/errors";
 import { getMetrics } from "@/lib/metrics";
+import { sameSecret } from "@/lib/same-secret";
 
 export const dynamic = "force-dynamic";
 
 function bearerMatches(request: Request): boolean {
-  const token = getEnv().METRICS_TOKEN;
-  const given = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
-  if (!token || given.length !== token.length) return false;
-  return timingSafeEqual(Buffer.from(given), Buffer.from(token));
+  return sameSecret(request.headers.get("authorization")?.replace(/^Bearer\s+/i, ""), getEnv().METRICS_TOKEN);
 }
 
 /** Prometheus text format: this instance's series. An admin session or METRICS_TOKEN is required. */

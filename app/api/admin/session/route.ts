@@ -1,6 +1,6 @@
 import { cookies } from "next/headers";
 import { assertSameOrigin } from "@/lib/auth/guard";
-import { SESSION_COOKIE, assertSignInAllowed, checkPassword, createSession, endSession, noteWrongPassword, sessionCookieOptions } from "@/lib/auth/session";
+import { SESSION_COOKIE, checkPassword, createSession, endSession, sessionCookieOptions, takeSignInAttempt } from "@/lib/auth/session";
 import { clientAddress } from "@/lib/http/client-address";
 import { storeCall } from "@/lib/store-call";
 import { HttpError, methodNotAllowed, publicRoute } from "@/lib/http/errors";
@@ -14,11 +14,9 @@ export const POST = publicRoute(async (request) => {
   assertSameOrigin(request);
   const { password } = sessionCreateSchema.parse(await readJsonBody(request));
   const address = clientAddress(request);
-  await storeCall(() => assertSignInAllowed(address));
-  if (!checkPassword(password)) {
-    await storeCall(() => noteWrongPassword(address));
-    throw new HttpError(401, "invalid_password", "That is not the admin password.");
-  }
+  const attempt = await storeCall(() => takeSignInAttempt(address));
+  if (!checkPassword(password)) throw new HttpError(401, "invalid_password", "That is not the admin password.");
+  await storeCall(() => attempt.passwordRight());
   const secure = new URL(request.url).protocol === "https:" && request.headers.get("x-forwarded-proto") !== "http";
   (await cookies()).set(SESSION_COOKIE, await storeCall(() => createSession()), sessionCookieOptions(secure));
   return Response.json({ signedIn: true });
