@@ -8,19 +8,23 @@ const NAME = en.apiErrors.fields.name;
 
 /**
  * A display name in workshop mode: shown on the projector to the whole room, so letters, digits,
- * spaces and a little punctuation, 1–24 characters; no markup, no control characters, no towers
- * of combining marks.
+ * spaces and a little punctuation, 1–24 characters; no markup, no control characters, no letters
+ * that draw nothing, no towers of combining marks.
  */
 export const displayNameSchema = z
   .string()
   .trim()
   .min(1, NAME.too_small)
-  .max(24, NAME.too_big)
+  // Normalised before its length is counted: NFC can lengthen a name (U+0958 becomes two code
+  // units), and 24 is what the projector has room for.
   .transform((name) => name.normalize("NFC"))
   .pipe(
     z
       .string()
+      .max(24, NAME.too_big)
       .regex(/^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._'-]*$/u, NAME.invalid_format)
+      // Letters that draw nothing (the Hangul fillers): a name the room could not see.
+      .refine((name) => !/\p{Default_Ignorable_Code_Point}/u.test(name), NAME.invalid_format)
       // Thai and Vietnamese stack two marks on a letter; more is a tower over the projector's other names.
       .refine((name) => !/\p{M}{3}/u.test(name), NAME.custom),
   );

@@ -46,6 +46,18 @@ describe("workshop input", () => {
     }
   });
 
+  it("counts a name's length after normalising it, and refuses letters that draw nothing", () => {
+    // 24 of U+0958 (क़) are 24 code units typed and 48 once normalised: too long for the projector.
+    expect(displayNameSchema.safeParse("\u0958".repeat(24)).success).toBe(false);
+    expect(displayNameSchema.safeParse("\u0958".repeat(12)).success).toBe(true);
+    expect(displayNameSchema.safeParse("가".repeat(24)).success).toBe(true);
+    // The Hangul fillers are letters to a regex and blank on a screen.
+    for (const name of ["\u3164", "\u3164\u3164\u3164", "민\u3164준", "\uffa0", "\u115f\u1160"]) {
+      expect(displayNameSchema.safeParse(name).success, JSON.stringify(name)).toBe(false);
+    }
+    expect(displayNameSchema.parse("민준")).toBe("민준");
+  });
+
   it("takes only buyer ids this store hands out from the cookie", () => {
     expect(buyerFromCookie("human-abc123def456")).toBe("human-abc123def456");
     for (const value of [undefined, "", "human-", "buyer-1", "human-ABC123DEF456", "human-abc123def4567"]) expect(buyerFromCookie(value)).toBeUndefined();
