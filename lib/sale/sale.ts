@@ -7,6 +7,7 @@ import { quiesced } from "./switch";
 import { lockKey } from "../locks/keys";
 import { SALE_KEY, SKU, STOCK_KEY, TIMELINE_STREAM_TTL_S, eventStreamKey, saleCounterKeys } from "./keys";
 import { announceChange } from "../live-signal";
+import { StoreUnavailableError } from "../errors";
 import { isLocale, type Locale } from "../i18n/locales";
 
 export interface CurrentSale {
@@ -152,14 +153,27 @@ export async function tagSaleWithRun(saleId: number, runId: number): Promise<voi
  * An earlier sale is counted with the stock it was left with when the next one replaced it.
  */
 export async function getSaleStats(saleId?: number): Promise<SaleStats> {
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    const stats = await readSaleStats(saleId);
+    if (stats) return stats;
+  }
+  throw new StoreUnavailableError("the sale was reset three times while its figures were read; ask again");
+}
+
+/**
+ * One reading of getSaleStats, or undefined when the current sale was replaced between its reads:
+ * the old sale's orders counted against the new sale's full stock read as every unit phantom — a
+ * FAIL flashed on the projector for a sale that sold nothing twice.
+ */
+async function readSaleStats(saleId?: number): Promise<SaleStats | undefined> {
   const [current, config] = await Promise.all([getCurrentSale(), getConfig()]);
   const past = saleId === undefined || saleId === current.id ? undefined : await getPastSale(saleId);
   const sale: CurrentSale = past ?? current;
   const keys = saleCounterKeys(sale.id);
   const redis = getRedis();
   // 1. The stock and the reservations, at one instant.
-  const before = await redis.multi().get(STOCK_KEY).hvals(keys.pending).exec();
-  const [stockBefore, pendingBefore] = execValues<[string | null, string[]]>(before);
+  const before = await redis.multi().get(STOCK_KEY).hvals(keys.pending).hget(SALE_KEY, "id").exec();
+  const [stockBefore, pendingBefore, currentBefore] = execValues<[string | null, string[], string | null]>(before);
   // 2. The orders, in one statement: one snapshot of them.
   const { rows } = await getPool().query<{ units: [number, number][] | null; repeat_buyers: number }>(
     `WITH sold AS (SELECT stock_seen, buyer FROM orders WHERE sale_id = $1 AND status = 'sold')
@@ -174,9 +188,13 @@ export async function getSaleStats(saleId?: number): Promise<SaleStats> {
     .hvals(keys.holders)
     .hgetall(keys.liveness)
     .time()
+    .hget(SALE_KEY, "id")
     .exec();
-  const [values, pendingAfter, holders, streak, [seconds, micros]] =
-    execValues<[(string | null)[], string[], string[], Record<string, string>, [string, string]]>(after);
+  const [values, pendingAfter, holders, streak, [seconds, micros], currentAfter] =
+    execValues<[(string | null)[], string[], string[], Record<string, string>, [string, string], string | null]>(after);
+  // (No sale hash at all is Redis having lost its data, not a new sale: the sale is Postgres' last.)
+  const replaced = (id: string | null) => id !== null && Number(id) !== sale.id;
+  if (!past && (replaced(currentBefore) || replaced(currentAfter))) return undefined;
   const [stock, peak, lockLost, staleRefused, givenBack, reconciled, givebackFailed] = values.map((value) => Number(value ?? 0)) as [
     number, number, number, number, number, number, number,
   ];

@@ -8,11 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/sale/config";
+import { resetSale } from "@/lib/sale/sale";
 import { takeEventData } from "@/lib/workshop/sse-read";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { adminFetch, signIn } from "../support/admin";
 import { openLoad } from "../support/open-load";
-import { PUBLIC_URL, prepareSale } from "../support/stack";
+import { PUBLIC_URL, blast, prepareSale } from "../support/stack";
 import { sleep } from "../support/wait";
 
 const RATE_PER_S = 300;
@@ -109,6 +110,34 @@ describe.each(["token-lua", "redlock", "pg-for-update", "atomic"] as const)("%s 
     expect(new Set(fromApi.map((reading) => reading.orders)).size).toBeGreaterThan(fromApi.length / 4);
     expect(readings.filter(wrong)).toEqual([]);
     expect(honest(await settledSale())).toEqual(HONEST);
+  });
+});
+
+describe("a sale reset while its figures are read", () => {
+  it("no reading, of the sale replaced or of the new one, shows the sold units as phantom, nor FAIL", async () => {
+    const readings: (Reading & { id: number })[] = [];
+    for (let round = 0; round < 6; round += 1) {
+      await prepareSale({ strategy: "token-lua", workMs: 0, lockTtlMs: 5000, waitTimeoutMs: 5000 }, 30);
+      expect((await blast(PUBLIC_URL, 20)).bought).toBe(20);
+      // Twenty readers in flight when the sale is replaced, some of them between their reads.
+      const until = Date.now() + 600;
+      const reader = async () => {
+        while (Date.now() < until) {
+          const response = await fetch(`${PUBLIC_URL}/api/sale`, { signal: AbortSignal.timeout(10_000) });
+          expect(response.status).toBe(200);
+          const stats = (await response.json()) as Reading & { id: number };
+          readings.push({ ...stats, source: "GET /api/sale" });
+        }
+      };
+      const readers = Array.from({ length: 20 }, reader);
+      await sleep(150 + round * 40);
+      await resetSale({ initialStock: 30 });
+      await Promise.all(readers);
+    }
+    // The readings spanned the resets: each round was read as the sale that sold 20 and as the new one.
+    expect(readings.filter((reading) => reading.orders === 20).length).toBeGreaterThan(6);
+    expect(readings.filter((reading) => reading.orders === 0).length).toBeGreaterThan(6);
+    expect(readings.filter(wrong).map(({ id, verdict, orders, phantomUnits, lostUnits }) => ({ id, verdict, orders, phantomUnits, lostUnits }))).toEqual([]);
   });
 });
 
