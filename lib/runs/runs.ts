@@ -51,6 +51,17 @@ function invariantsOf(stats: SaleStats) {
   };
 }
 
+/**
+ * The figures a run keeps: the settled ones, STUCK rather than PASS when the sale had stopped
+ * serving as its buyers left, or when a unit is still reserved after the settling — neither sold
+ * nor back on the shelf, because the reconciler could not get the very lock that stopped serving
+ * (or the order store is down). FAIL stays FAIL.
+ */
+function storedVerdict(atEnd: SaleStats, settled: SaleStats): SaleStats {
+  if (settled.verdict !== "PASS") return settled;
+  return atEnd.verdict === "STUCK" || settled.pendingUnits > 0 ? { ...settled, verdict: "STUCK" } : settled;
+}
+
 /** How long a run's claim on the stack outlives its last report: a load tool that died lets go. */
 const claimMs = (durationMs: number | null | undefined) => (durationMs ?? COUNT_RUN_BUDGET_MS) + STALE_AFTER_MS;
 /** A run bounded by a request count, not a duration (k6 allows such a run 5 minutes; it reports no progress). */
@@ -198,8 +209,11 @@ export async function completeRun(id: number, body: RunComplete): Promise<RunRec
   // Buyers the tool stopped waiting for may still be in line; then the last buyers' reservations
   // are settled before the run is counted.
   await untilSaleQuiet(run.saleId, quietBoundMs(run.knobs));
+  // Whether the sale still served when its buyers stopped, read before the settling: that can wait
+  // 26 s, long enough for a stuck streak to age out of liveness' window and read "live".
+  const atEnd = await getSaleStats(run.saleId);
   await settleReservations(run.saleId);
-  const stats = await getSaleStats(run.saleId);
+  const stats = storedVerdict(atEnd, await getSaleStats(run.saleId));
   const keys = runKeys(id);
   const redis = getRedis();
   const lastPoint = await sample(run.saleId, { ...summary, elapsedMs: summary.durationMs });

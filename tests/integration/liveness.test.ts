@@ -9,11 +9,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { getRedis } from "@/lib/redis";
 import { resetConfig } from "@/lib/sale/config";
-import { HONEST, honest, settledSale } from "../support/accounting";
-import { PUBLIC_URL, getSaleStats, postBuy, prepareSale } from "../support/stack";
+import { HONEST, currentSaleId, honest, pendingUnits, settledSale } from "../support/accounting";
+import { adminFetch, signIn } from "../support/admin";
+import { PUBLIC_URL, blast, getSaleStats, postBuy, prepareSale, stackControl } from "../support/stack";
 import { sleep, waitFor } from "../support/wait";
 
 afterAll(async () => {
+  await stackControl("/reset-faults");
   await getRedis().del("lock:goods:001");
   await resetConfig();
 });
@@ -52,6 +54,48 @@ describe("a lock that is never released", () => {
     expect((await getSaleStats()).liveness).toBe("live");
     await getRedis().del("lock:goods:001");
   });
+});
+
+describe("a run whose lock stopped serving", () => {
+  it("is stored STUCK, not PASS, though its unit still reserved waits 26 s to settle", async () => {
+    const admin = await signIn();
+    const created = await adminFetch(admin, "POST", "/api/admin/runs", { strategy: "setnx-no-expiry", workMs: 1, lockTtlMs: 1000, waitTimeoutMs: 400, initialStock: 20, vus: 4 });
+    expect(created.status, created.text).toBe(201);
+    const { run, reportToken } = created.json as { run: { id: number }; reportToken: string };
+    const saleId = await currentSaleId();
+    try {
+      // Units taken while Postgres is down stay reserved: their orders could not be written.
+      await stackControl("/postgres/stop");
+      expect((await blast(PUBLIC_URL, 4)).unavailable).toBe(4);
+      const reserved = await pendingUnits(saleId);
+      expect(reserved.length).toBeGreaterThan(0);
+      // Then the lock stops serving (a holder that died with it), before Postgres is back: the
+      // reconciler can give those units back only under that lock.
+      await getRedis().set("lock:goods:001", "a-holder-that-died");
+      await stackControl("/postgres/start");
+      let buyers = 0;
+      await waitFor(async () => {
+        await Promise.all(Array.from({ length: 4 }, () => postBuy(PUBLIC_URL, `run-stuck-${buyers++}`)));
+        return getSaleStats();
+      }, { until: (stats) => stats.verdict === "STUCK", timeoutMs: 15_000, intervalMs: 0, what: "the sale to read STUCK" });
+
+      const completed = await fetch(`${PUBLIC_URL}/api/admin/runs/${run.id}/complete`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-run-token": reportToken },
+        body: JSON.stringify({ tool: "node", requests: buyers + 4, bought: 0, soldOut: 0, busy: buyers, errors: 4, durationMs: 5000, latencyMs: { p50: 400, p95: 400, p99: 400 } }),
+      });
+      expect(completed.status).toBe(200);
+      const stored = ((await completed.json()) as { run: { verdict: string; pendingUnits: number; lostUnits: number; doubleSold: number; orders: number } }).run;
+      expect(stored).toMatchObject({ verdict: "STUCK", pendingUnits: reserved.length, lostUnits: 0, doubleSold: 0, orders: 0 });
+    } finally {
+      // A run left running holds the stack: the next test could not start one (409 run_in_progress).
+      await adminFetch(admin, "POST", `/api/admin/runs/${run.id}/cancel`);
+    }
+
+    // The lock goes: the reconciler settles the reserved units and the sale is honest.
+    await getRedis().del("lock:goods:001");
+    expect(honest(await settledSale(saleId, 30_000))).toEqual(HONEST);
+  }, 90_000);
 });
 
 describe.each(["token-lua", "redlock", "pg-for-update", "setnx", "zookeeper", "etcd", "sentinel", "local", "atomic"] as const)(
