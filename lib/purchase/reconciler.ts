@@ -9,7 +9,7 @@ import { getRedis } from "../redis";
 import { redisScript, runScript } from "../redis-script";
 import { getActiveConfig } from "../sale/config";
 import { PENDING_SALES_KEY, SALE_KEY, SKU, saleCounterKeys } from "../sale/keys";
-import { giveBackUnit, type GiveBackResult, type PendingEntry } from "./critical-section";
+import { giveBackUnit, holderOf, type GiveBackResult, type PendingEntry } from "./critical-section";
 import { recordOrder } from "./order-store";
 import { processSingleton } from "../process-singleton";
 
@@ -189,7 +189,12 @@ async function askWhetherGivenBack(pendingKey: string, reservation: string): Pro
   }
 }
 
-/** The give-back, under the lock of the strategy in force, on the sale that is current. */
+/**
+ * The give-back, under the lock of the strategy in force, on the sale that is current. While the
+ * sale records its timeline, the give-back is recorded on the lane of the purchase whose unit it
+ * puts back (same holder id as that purchase's read and write), so the timeline counts the unit's
+ * next write as a new sale of it, as the orders do — not as the unit written twice.
+ */
 async function giveBack(saleId: number, entry: PendingEntry): Promise<GiveBackResult | "not-current"> {
   const redis = getRedis();
   if (Number(await redis.hget(SALE_KEY, "id")) !== saleId) return "not-current";
@@ -197,10 +202,11 @@ async function giveBack(saleId: number, entry: PendingEntry): Promise<GiveBackRe
   const strategy = getStrategy(config.strategy);
   // The reconciler is no buyer: it waits its own while for the lock, even where buyers never wait.
   const options: LockOptions = { ttlMs: config.lockTtlMs, waitTimeoutMs: Math.max(config.waitTimeoutMs, GIVE_BACK_WAIT_MS), epoch: config.epoch };
+  const recordAs = config.recordTimeline ? { holder: holderOf(entry.id), instance: getEnv().APP_INSTANCE } : undefined;
   return strategy.withLock(SKU, options, async (held) => {
     // The same lease rule as every holder's write: a reconciler paused past its lease writes nothing.
     if (held.timeLeftMs && held.timeLeftMs() < MIN_LEASE_LEFT_MS) throw new LockLostError(SKU);
-    return giveBackUnit(redis, saleId, entry, config.epoch, held.fencingToken);
+    return giveBackUnit(redis, saleId, entry, config.epoch, held.fencingToken, recordAs);
   });
 }
 

@@ -1,9 +1,10 @@
 import type { TimelineEvent } from "./events";
-import { buildHolders, criticalSection, type Holder } from "./holders";
+import { buildHolders, criticalSection, soldWrite, type Holder } from "./holders";
 
 /**
  * What went wrong, found in the events alone: critical sections of two holders that overlap in
- * Redis time, a unit written by more than one holder, a write that landed after its holder's
+ * Redis time, a unit sold by more than one holder's write (a write whose unit the reconciler gave
+ * back to the shelf sold nothing: see `soldWrite`), a write that landed after its holder's
  * lease had run out, and a stale write a fenced store refused (the fix doing its job).
  *
  * Each anomaly is its kind and its facts (the holders by id, the stock read, the unit, the
@@ -58,7 +59,7 @@ export function detectAnomalies(events: readonly TimelineEvent[]): AnomalyReport
       const a = other.holder;
       const b = entry.holder;
       const sameRead = a.read && b.read && a.read.stock === b.read.stock;
-      const bothWrote = a.write && b.write;
+      const bothWrote = soldWrite(a) && soldWrite(b);
       anomalies.push({
         kind: "overlap",
         t: entry.section.from,
@@ -73,13 +74,15 @@ export function detectAnomalies(events: readonly TimelineEvent[]): AnomalyReport
     open.push(entry);
   }
 
-  // The same unit written by more than one holder.
+  // The same unit sold by more than one holder. A write whose unit was given back sold nothing: the
+  // unit's next write is a new sale of it. Two writes with no give-back between stay a double sale.
   const writers = new Map<number, Holder[]>();
   for (const holder of holders) {
-    if (!holder.write) continue;
-    const list = writers.get(holder.write.unit) ?? [];
+    const write = soldWrite(holder);
+    if (!write) continue;
+    const list = writers.get(write.unit) ?? [];
     list.push(holder);
-    writers.set(holder.write.unit, list);
+    writers.set(write.unit, list);
   }
   let unitsSoldTwice = 0;
   for (const [unit, list] of writers) {

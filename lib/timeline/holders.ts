@@ -15,6 +15,11 @@ export interface Holder {
   /** The accepted stock write, if any. */
   write?: { t: number; stock: number; unit: number; fence?: number };
   refusedWrite?: { t: number; unit?: number; fence?: number; note?: string };
+  /**
+   * The reconciler put this holder's unit back on the shelf (its order never landed): recorded by
+   * GIVE_BACK_UNIT on this holder's lane, from the reconciler's instance.
+   */
+  givenBack?: { t: number; unit: number };
   /** Left the critical section without writing (sold out, or it gave up). */
   leftAt?: number;
   releasedAt?: number;
@@ -67,6 +72,9 @@ export function buildHolders(events: readonly TimelineEvent[]): Holder[] {
       case "write-refused":
         holder.refusedWrite ??= { t: event.atUs, unit: event.unit, fence: event.fencingToken, note: event.note };
         break;
+      case "given-back":
+        holder.givenBack ??= { t: event.atUs, unit: event.unit ?? event.stock ?? 0 };
+        break;
       case "leave":
         holder.leftAt ??= event.atUs;
         break;
@@ -90,6 +98,17 @@ export function buildHolders(events: readonly TimelineEvent[]): Holder[] {
     }
   }
   return [...byId.values()];
+}
+
+/**
+ * The write that sold a unit: the holder's accepted write, unless the reconciler gave that unit
+ * back to the shelf afterwards (a 'returned' tombstone, no order). A later write of the unit is then
+ * a new sale of it, not a second one — as the durable accounting (orders + stock) counts it.
+ */
+export function soldWrite(holder: Holder): Holder["write"] {
+  const { write, givenBack } = holder;
+  if (!write) return undefined;
+  return givenBack && givenBack.unit === write.unit && givenBack.t >= write.t ? undefined : write;
 }
 
 /** The critical section of a holder that got in: from its stock read to its write or leave. */

@@ -7,7 +7,10 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { clearFaults, setFault } from "@/lib/lab/faults";
 import { resetConfig } from "@/lib/sale/config";
 import { getSaleStats } from "@/lib/sale/sale";
+import { appRecorder } from "@/lib/timeline/holder-timeline";
+import type { TimelineView } from "@/lib/timeline/view";
 import { HONEST, currentSaleId, honest, pendingUnits, settledSale } from "../support/accounting";
+import { adminFetch, signIn } from "../support/admin";
 import { blast, instanceUrl, postBuy, prepareSale, stackControl } from "../support/stack";
 import { waitFor } from "../support/wait";
 
@@ -65,6 +68,32 @@ describe.each(["token-lua", "atomic"] as const)("%s, instance killed between the
     expect(honest(settled)).toEqual(HONEST);
     expect(settled.orders).toBe(6);
     expect(settled.orders + settled.remaining).toBe(STOCK);
+  });
+});
+
+describe("the holder timeline of a unit given back", () => {
+  it("a unit given back and bought again is sold once on the timeline, as in the orders", async () => {
+    await prepareSale({ strategy: "token-lua", workMs: 0, lockTtlMs: 5000, waitTimeoutMs: 10_000 }, 1);
+    const saleId = await currentSaleId();
+    await killWhileReserved();
+    // The last unit, written by a buyer whose order never landed: back on the shelf, then sold again.
+    expect((await settledSale()).remaining).toBe(1);
+    expect((await postBuy(instanceUrl(1), "second-buyer")).status).toBe(201);
+    const settled = await settledSale();
+    expect(honest(settled)).toEqual(HONEST);
+    expect(settled.orders).toBe(1);
+
+    const cookie = await signIn();
+    await appRecorder().flush();
+    const view = await waitFor(async () => (await adminFetch(cookie, "GET", `/api/admin/sales/${saleId}/timeline`)).json as unknown as TimelineView, {
+      until: (timeline) => timeline.events.some((event) => event.kind === "given-back") && timeline.events.some((event) => event.kind === "order"),
+      timeoutMs: 10_000,
+      what: "the timeline to hold the give-back and the second buyer's order",
+    });
+    // Two writes of unit 1, one given back between them: the timeline agrees with the orders.
+    expect(view.events.filter((event) => event.kind === "write")).toHaveLength(2);
+    expect(view.report.unitsSoldTwice).toBe(0);
+    expect(view.accounting.doubleSold).toBe(0);
   });
 });
 

@@ -91,4 +91,52 @@ describe("detectAnomalies", () => {
     expect(report.overlaps).toBe(1);
     expect(report.anomalies.find((anomaly) => anomaly.kind === "overlap")?.note).toBe("buyer-a and buyer-b both read 8");
   });
+
+  // The reconciler gave R1's unit back to the shelf (its order never landed: a 'returned' tombstone),
+  // and R2 then bought that same unit for real. The durable accounting sells it once.
+  const givenBack = (id: string, at: number, unit: number): TimelineEvent => ({ atUs: ms(at), kind: "given-back", holder: id, instance: "app-2", unit, stock: unit });
+
+  it("a unit given back to the shelf and bought again is sold once, not written twice", () => {
+    const events = byTime([
+      ...holder("r1", { acquired: 0, read: 1, write: 5, released: 6, expires: 100 }, 1),
+      givenBack("r1", 3005, 1),
+      ...holder("r2", { acquired: 3010, read: 3011, write: 3015, released: 3016, expires: 3110 }, 1),
+    ]);
+    const report = detectAnomalies(events);
+    expect(report.unitsSoldTwice).toBe(0);
+    expect(report.anomalies).toEqual([]);
+  });
+
+  it("the same two writes without a give-back are still one unit written twice", () => {
+    const events = byTime([
+      ...holder("r1", { acquired: 0, read: 1, write: 5, released: 6, expires: 100 }, 1),
+      ...holder("r2", { acquired: 3010, read: 3011, write: 3015, released: 3016, expires: 3110 }, 1),
+    ]);
+    const report = detectAnomalies(events);
+    expect(report.unitsSoldTwice).toBe(1);
+    expect(report.anomalies.find((anomaly) => anomaly.kind === "unit-twice")?.holders).toEqual(["r1", "r2"]);
+  });
+
+  it("a give-back frees only its own holder's write: two later writers of the unit are still a double sale", () => {
+    const events = byTime([
+      ...holder("r1", { acquired: 0, read: 1, write: 5, released: 6 }, 4),
+      givenBack("r1", 3005, 4),
+      ...holder("r2", { acquired: 3010, read: 3011, write: 3040, released: 3041 }, 4),
+      ...holder("r3", { acquired: 3020, read: 3021, write: 3030, released: 3031 }, 4),
+    ]);
+    const report = detectAnomalies(events);
+    expect(report.unitsSoldTwice).toBe(1);
+    expect(report.anomalies.find((anomaly) => anomaly.kind === "unit-twice")?.holders).toEqual(["r3", "r2"]);
+    expect(report.anomalies.find((anomaly) => anomaly.kind === "overlap")?.note).toBe("buyer-r2 and buyer-r3 both read 4 — unit 4 sold twice");
+  });
+
+  it("a give-back of another unit, or by another holder, changes nothing", () => {
+    const events = byTime([
+      ...holder("r1", { acquired: 0, read: 1, write: 5, released: 6 }, 2),
+      givenBack("r1", 3005, 7),
+      givenBack("zz", 3006, 2),
+      ...holder("r2", { acquired: 3010, read: 3011, write: 3015, released: 3016 }, 2),
+    ]);
+    expect(detectAnomalies(events).unitsSoldTwice).toBe(1);
+  });
 });

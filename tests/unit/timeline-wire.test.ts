@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type Redis from "ioredis";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { detectAnomalies } from "@/lib/timeline/anomalies";
 import { EVENT_KINDS, type TimelineEvent } from "@/lib/timeline/events";
 import { holderTimeline } from "@/lib/timeline/holder-timeline";
 import { createTimelineRecorder } from "@/lib/timeline/recorder";
@@ -41,6 +42,27 @@ describe("the critical section's stream entries", () => {
     expect([...fields].sort()).toEqual(["f", "note", "s", "u"]);
     const [event] = eventsOfStreamEntry(["t", String(REDIS_US), "k", "write-refused", "h", "ab12cd34", "i", "app-1", "s", "7", "u", "8", "f", "42", "note", "why"]);
     expect(event).toStrictEqual({ atUs: REDIS_US, kind: "write-refused", holder: "ab12cd34", instance: "app-1", stock: 7, unit: 8, fencingToken: 42, note: "why" });
+  });
+
+  it("read the reconciler's give-back, and a unit given back and bought again is sold once", () => {
+    // GIVE_BACK_UNIT records on the lane of the holder whose reservation it settles, from the reconciler's instance.
+    const source = readFileSync(path.resolve(__dirname, "../../lib/purchase/critical-section-scripts.ts"), "utf8");
+    expect(source).toContain("record(KEYS[6], ARGV[6], ARGV[7], 'given-back', 'u', ARGV[2], 's', ARGV[2])");
+    const entry = (us: number, ...fields: string[]) => ["t", String(REDIS_US + us), ...fields];
+    const stream = [
+      entry(0, "k", "read", "h", "r1aaaaaa", "i", "app-1", "s", "1"),
+      entry(5, "k", "write", "h", "r1aaaaaa", "i", "app-1", "s", "0", "u", "1"),
+      entry(3_000_000, "k", "given-back", "h", "r1aaaaaa", "i", "app-2", "u", "1", "s", "1"),
+      entry(3_000_100, "k", "read", "h", "r2bbbbbb", "i", "app-1", "s", "1"),
+      entry(3_000_105, "k", "write", "h", "r2bbbbbb", "i", "app-1", "s", "0", "u", "1"),
+    ];
+    const events = stream.flatMap(eventsOfStreamEntry);
+    expect(events[2]).toStrictEqual({ atUs: REDIS_US + 3_000_000, kind: "given-back", holder: "r1aaaaaa", instance: "app-2", stock: 1, unit: 1 });
+    expect(detectAnomalies(events).unitsSoldTwice).toBe(0);
+    // Kept in Postgres and read back, the give-back still counts.
+    expect(detectAnomalies(eventsOfJson(storedJsonOf(events))).unitsSoldTwice).toBe(0);
+    // Without it, the same two writes are one unit written twice.
+    expect(detectAnomalies(events.filter((event) => event.kind !== "given-back")).unitsSoldTwice).toBe(1);
   });
 
   it("give nothing for an entry without a time or a kind, or a batch that is not JSON", () => {

@@ -173,6 +173,12 @@ function Lane({ holder, y, x, clampX, anomalies, highlighted, person }: LaneProp
             {t("wrote", { stock: holder.write.stock })}{late ? t("late") : ""}
           </text>
         )}
+        {/* The reconciler put this holder's unit back (its order never landed): the unit's next write is a new sale. */}
+        {holder.givenBack && (
+          <text data-testid="timeline-given-back" x={x(holder.givenBack.t) + 2} y={y + 4 + 7} fontSize={10} fill="#1f8a4c">
+            {t("givenBack", { unit: holder.givenBack.unit })}
+          </text>
+        )}
         {holder.refusedWrite && (
           <text x={x(holder.refusedWrite.t)} y={mid + 4} fontSize={14} fontWeight={700} fill="#b71c1c">
             ✕<title>
