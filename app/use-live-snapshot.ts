@@ -8,6 +8,12 @@ export interface LiveClock<S extends LiveSnapshot> {
   /** The server's time now, as the page best knows it (its own clock corrected by the last snapshot). */
   readonly serverNow: number;
   readonly connected: boolean;
+  /**
+   * The figures shown could not be brought up to date: the server said it could not build a
+   * snapshot (a backing server down), or the stream broke after the page had one. False until
+   * then, and again with the next snapshot.
+   */
+  readonly stale: boolean;
 }
 
 /** How often the countdown redraws (no request: the page's own clock, set against the server's). */
@@ -22,18 +28,27 @@ export function useLiveSnapshot<S extends LiveSnapshot>(url: string, initial: S)
   const [offsetMs, setOffsetMs] = useState(() => initial.serverNow - Date.now());
   const [now, setNow] = useState(() => Date.now());
   const [connected, setConnected] = useState(false);
+  const [stale, setStale] = useState(false);
 
   useEffect(() => {
     const source = new EventSource(url);
     source.onopen = () => setConnected(true);
-    source.onerror = () => setConnected(false);
-    // The instance could not build a snapshot (a backing server is down): shown as not connected until the next one.
-    source.addEventListener("unavailable", () => setConnected(false));
+    source.onerror = () => {
+      setConnected(false);
+      setStale(true);
+    };
+    // The instance could not build a snapshot (a backing server is down): shown as not connected, and
+    // the figures as old, until the next one.
+    source.addEventListener("unavailable", () => {
+      setConnected(false);
+      setStale(true);
+    });
     source.onmessage = (event: MessageEvent<string>) => {
       const next = JSON.parse(event.data) as S;
       setOffsetMs(next.serverNow - Date.now());
       setSnapshot(next);
       setConnected(true);
+      setStale(false);
     };
     return () => source.close();
   }, [url]);
@@ -43,7 +58,7 @@ export function useLiveSnapshot<S extends LiveSnapshot>(url: string, initial: S)
     return () => clearInterval(timer);
   }, []);
 
-  return { snapshot, serverNow: now + offsetMs, connected };
+  return { snapshot, serverNow: now + offsetMs, connected, stale };
 }
 
 /** The drop's state at `serverNow` (a scheduled drop opens when its countdown reaches zero, on every phone at once). */

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { getNetwork, stackControl } from "@/lib/stack/control";
-import { disconnect } from "./support";
+import { disconnect, prepareSale } from "./support";
 
 test.afterAll(disconnect);
 
@@ -110,4 +110,34 @@ test("an instructor draws a grudge on the link grid, applies it, sees it in forc
   } finally {
     await stackControl("/network/heal").catch(() => {});
   }
+});
+
+test("with Postgres stopped, the sale card and the projector say their figures are old, then show current ones again", async ({ page }) => {
+  await prepareSale({ strategy: "token-lua", workMs: 0 }, 20);
+  await signIn(page);
+  await expect(page.getByTestId("sale-verdict")).toBeVisible();
+  const projector = await page.context().newPage();
+  await projector.goto("/admin/live");
+  await expect(projector.getByTestId("acc-verdict")).toBeVisible();
+  await expect(page.getByTestId("sale-stale")).toHaveCount(0);
+  await expect(projector.getByTestId("acc-stale")).toHaveCount(0);
+
+  await stackControl("/postgres/stop");
+  try {
+    // The dashboard's poll gets 503 unavailable: its card keeps the last figures, marked as old.
+    await expect(page.getByTestId("sale-stale")).toBeVisible({ timeout: 15_000 });
+    await expect(page.getByTestId("sale-stale")).toContainText("They are not current");
+    // Buyers are turned away before they take a unit, so nothing changes; a switch of strategy (kept
+    // in Redis) does, and the projector's new figures cannot be counted without the orders.
+    expect((await page.request.put("/api/admin/config", { data: { strategy: "redlock" } })).status()).toBe(200);
+    await expect(projector.getByTestId("acc-stale")).toBeVisible({ timeout: 15_000 });
+  } finally {
+    await stackControl("/postgres/start");
+  }
+  // Once Postgres answers, both read current figures again with no reload, the switch among them.
+  await expect(page.getByTestId("sale-stale")).toHaveCount(0, { timeout: 30_000 });
+  await expect(projector.getByTestId("acc-stale")).toHaveCount(0, { timeout: 30_000 });
+  await expect(projector.getByTestId("projector-strategy")).toHaveText("redlock");
+  await expect(projector.getByTestId("acc-verdict")).toHaveText("PASS", { timeout: 30_000 });
+  await projector.close();
 });

@@ -1,5 +1,6 @@
 import { getEnv } from "../env";
 import { isStrategyName } from "../locks/registry";
+import { announceChange } from "../live-signal";
 import { getRedis } from "../redis";
 import { lockConfigSchema, type LockConfig, type LockConfigUpdate } from "../validations/config";
 import { CONFIG_KEY } from "./keys";
@@ -76,6 +77,8 @@ export async function updateConfig(update: LockConfigUpdate): Promise<LockConfig
   const fields = Object.entries(update).filter(([, value]) => value !== undefined);
   if (fields.length) {
     await quiesced(() => getRedis().hset(CONFIG_KEY, Object.fromEntries(fields.map(([k, v]) => [k, String(v)]))));
+    // The phones and the projector show the strategy and the work: they look again.
+    announceChange();
   }
   return getConfig();
 }
@@ -83,5 +86,6 @@ export async function updateConfig(update: LockConfigUpdate): Promise<LockConfig
 /** Back to the env defaults (the lab's nested locking included; its faults are the lab's to clear), quiesced. */
 export async function resetConfig(): Promise<LockConfig> {
   await quiesced(() => getRedis().hdel(CONFIG_KEY, ...SETTING_FIELDS));
+  announceChange();
   return getConfig();
 }

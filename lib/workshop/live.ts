@@ -136,12 +136,23 @@ interface Hub {
   fresh: boolean;
   /** How long after the last broadcast the next may start (broadcastSpacingMs of the last one). */
   spacingMs: number;
+  /**
+   * The streams were told their figures could not be built (a backing server down): the next
+   * snapshot goes to every one of them, changed or not, and one is tried again every
+   * RETRY_UNAVAILABLE_MS until it can be built — a page must not keep old figures as if current.
+   */
+  failed: { people: boolean; admins: boolean };
+  retry?: NodeJS.Timeout;
 }
+
+/** While a snapshot cannot be built, how often it is tried again with no change announced. */
+const RETRY_UNAVAILABLE_MS = 1000;
 
 /** One hub per process (lib/process-singleton.ts). */
 function hub(): Hub {
   return processSingleton("live.hub", (): Hub => ({
     people: new Set(), admins: new Set(), waiting: new Set(), subscribed: false, lastAt: 0, running: false, again: false, fresh: false, spacingMs: ANNOUNCE_EVERY_MS,
+    failed: { people: false, admins: false },
   }));
 }
 
@@ -173,13 +184,26 @@ async function broadcast(): Promise<void> {
     if (h.people.size === 0 && h.admins.size === 0) return;
     // A change announced while this is built marks it stale again (changed()).
     h.fresh = true;
-    const snapshot = await getLiveSnapshot();
-    const admin = h.admins.size ? await getAdminLiveSnapshot(snapshot) : undefined;
+    let snapshot: LiveSnapshot;
+    try {
+      snapshot = await getLiveSnapshot();
+    } catch (error) {
+      h.fresh = false;
+      tellUnavailable(h, h.people, "people", served, error);
+      tellUnavailable(h, h.admins, "admins", served, error);
+      return;
+    }
+    // The projector's figures read every order: when they cannot be read, the phones still get the stock.
+    let admin: AdminLiveSnapshot | undefined;
+    let adminError: unknown;
+    if (h.admins.size) admin = await getAdminLiveSnapshot(snapshot).catch((error: unknown) => void (adminError = error));
     const previous = h.last;
     h.last = { people: snapshot, ...(admin ? { admin } : {}) };
+    if (!admin && h.admins.size) h.fresh = false;
     // What a page shows did not change (a thousand buyers told "sold out" after the end): only the
-    // streams still waiting for their first snapshot get it.
-    const peopleChanged = !sameView(previous?.people, snapshot);
+    // streams still waiting for their first snapshot get it — and every stream after an outage.
+    const peopleChanged = h.failed.people || !sameView(previous?.people, snapshot);
+    h.failed.people = false;
     const event = encoder.encode(snapshotEvent(snapshot));
     let written = 0;
     for (const listener of h.people) {
@@ -188,21 +212,18 @@ async function broadcast(): Promise<void> {
       written += event.byteLength;
     }
     if (admin) {
-      const adminChanged = !sameView(previous?.admin, admin);
+      const adminChanged = h.failed.admins || !sameView(previous?.admin, admin);
+      h.failed.admins = false;
       const full = encoder.encode(snapshotEvent(admin));
       for (const listener of h.admins) {
         if (!adminChanged && !served.has(listener)) continue;
         listener(full);
         written += full.byteLength;
       }
+    } else if (h.admins.size) {
+      tellUnavailable(h, h.admins, "admins", served, adminError);
     }
     h.spacingMs = broadcastSpacingMs(written);
-  } catch (error) {
-    h.fresh = false;
-    // A backing server is down: the pages keep their last snapshot, a new one hears why it has none,
-    // and the next change tries again.
-    const event = encoder.encode(unavailableEvent(error));
-    for (const listener of served) listener(event);
   } finally {
     h.running = false;
     h.lastAt = Date.now();
@@ -210,6 +231,25 @@ async function broadcast(): Promise<void> {
       h.again = false;
       refreshSoon();
     }
+  }
+}
+
+/**
+ * A snapshot could not be built (a backing server is down): the streams that were waiting for one
+ * hear why, and so does every stream the first time, so no page goes on showing its last figures
+ * as current (the pages then read "reconnecting" until the next snapshot). It is tried again in
+ * RETRY_UNAVAILABLE_MS whether or not a change is announced.
+ */
+function tellUnavailable(h: Hub, listeners: Set<Listener>, kind: keyof Hub["failed"], served: Set<Listener>, error: unknown): void {
+  const event = encoder.encode(unavailableEvent(error));
+  for (const listener of listeners) if (!h.failed[kind] || served.has(listener)) listener(event);
+  h.failed[kind] = true;
+  if (!h.retry) {
+    h.retry = setTimeout(() => {
+      h.retry = undefined;
+      changed();
+    }, RETRY_UNAVAILABLE_MS);
+    h.retry.unref?.();
   }
 }
 

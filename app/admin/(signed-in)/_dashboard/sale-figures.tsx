@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { useTranslations } from "next-intl";
+import { useFormatter, useTranslations } from "next-intl";
 import type { ReactNode } from "react";
 import type { RunRecord } from "@/lib/runs/runs";
 import type { SaleStats } from "@/lib/sale/sale";
@@ -9,14 +9,15 @@ import { NONE, signed } from "../runs-table";
  * The dashboard's figures, presentational only: the current sale's accounting card and a run's
  * progress panel. The live islands beside this file own the polling and pass the latest answer in.
  */
-export function SaleCard({ sale }: { sale: SaleStats }) {
+export function SaleCard({ sale, stale }: { sale: SaleStats; stale?: { readonly since: number; readonly reason: string } }) {
   const t = useTranslations("sale");
+  const format = useFormatter();
   const f = useTranslations("figures");
   const meaning = useTranslations("meaning");
   return (
     <section className="card" aria-label={t("label")}>
       <h2>{t("title", { id: String(sale.id) })} <span className="strategy-badge">{sale.strategy}</span></h2>
-      <div className="stats" data-testid="sale-stats">
+      <div className={stale ? "stats stale" : "stats"} data-testid="sale-stats">
         <Stat label={f("initialStock")} value={sale.initialStock} />
         <Stat label={f("unitsSold")} value={sale.orders} />
         <Stat label={f("soldTwice")} value={sale.doubleSold} bad={sale.doubleSold > 0} hint={meaning("doubleSold")} testId="sale-double-sold" />
@@ -36,6 +37,11 @@ export function SaleCard({ sale }: { sale: SaleStats }) {
           testId="sale-verdict"
         />
       </div>
+      {stale && (
+        <p className="bad-text" role="status" data-testid="sale-stale">
+          {t("figuresStale", { time: format.dateTime(new Date(stale.since), { timeStyle: "medium" }), reason: stale.reason })}
+        </p>
+      )}
       {sale.liveness === "stuck" && (
         <p className="bad-text" data-testid="sale-stuck">
           {t("stuck", { refused: sale.refusedSinceMoved, seconds: Math.round((sale.stuckForMs ?? 0) / 1000), remaining: sale.remaining })}

@@ -7,8 +7,16 @@ import { SaleCard } from "./sale-figures";
 
 const SALE_POLL_MS = 1500;
 
+/** The poll could not read the figures: when the card's figures were last read, and why not since. */
+export interface StaleFigures {
+  readonly since: number;
+  readonly reason: string;
+}
+
 interface SaleState {
   sale: SaleStats;
+  /** Set while the poll cannot read the figures (Postgres down, say): the card says they are old. */
+  stale?: StaleFigures;
   /** Asks for the figures now (the poll does so every 1.5 s). */
   refreshSale: (signal?: AbortSignal) => Promise<void>;
   /** Sends a request whose answer carries `sale` (a reset, say) and shows it unless a later one was. */
@@ -37,16 +45,30 @@ export function SaleProvider({ initialSale, children }: { initialSale: SaleStats
     return result;
   }, []);
 
+  const [stale, setStale] = useState<StaleFigures | undefined>();
+  /** When the figures shown were last read by the poll (before its first answer: unknown, so now). */
+  const readAt = useRef<number | null>(null);
   const refreshSale = useCallback(
     async (signal?: AbortSignal) => {
-      await updateSale(() => send("GET", "/api/admin/sale", undefined, signal));
+      // When the figures cannot be read the card keeps its last ones, marked as old: never as if current.
+      const markStale = (reason: string) => setStale((already) => already ?? { since: readAt.current ?? Date.now(), reason });
+      try {
+        const answer = await updateSale(() => send("GET", "/api/admin/sale", undefined, signal));
+        if (answer.ok) {
+          readAt.current = Date.now();
+          setStale(undefined);
+        }
+        else markStale(String((answer.body as { message?: unknown }).message ?? `HTTP ${answer.status}`));
+      } catch (error) {
+        if (!signal?.aborted) markStale((error as Error).message);
+      }
     },
     [updateSale],
   );
 
   useEffect(() => repeat(refreshSale, SALE_POLL_MS), [refreshSale]);
 
-  const value = useMemo(() => ({ sale, refreshSale, updateSale }), [sale, refreshSale, updateSale]);
+  const value = useMemo(() => ({ sale, stale, refreshSale, updateSale }), [sale, stale, refreshSale, updateSale]);
   return <SaleContext value={value}>{children}</SaleContext>;
 }
 
@@ -58,5 +80,6 @@ export function useSale(): SaleState {
 
 /** The sale card, kept current by the provider's poll. */
 export function LiveSaleCard() {
-  return <SaleCard sale={useSale().sale} />;
+  const { sale, stale } = useSale();
+  return <SaleCard sale={sale} stale={stale} />;
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useLocale, useTranslations } from "next-intl";
+import { useFormatter, useLocale, useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
 import { LOCALES, LOCALE_HEADER, LOCALE_NAMES, type Locale } from "@/lib/i18n/locales";
 import type { Exposure } from "@/lib/workshop/exposure";
@@ -23,7 +23,8 @@ interface StrategyOption {
 export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exposure; qr: string; strategies: readonly StrategyOption[]; pinned: Locale | null }) {
   const t = useTranslations("projector");
   const tc = useTranslations("common");
-  const { snapshot, serverNow, connected } = useLiveSnapshot("/api/admin/live", props.initial);
+  const { snapshot, serverNow, connected, stale } = useLiveSnapshot("/api/admin/live", props.initial);
+  const format = useFormatter();
   usePinnedLocale(props.pinned, snapshot.locale);
   const drop = dropStateAt(snapshot, serverNow);
   const acc = snapshot.accounting;
@@ -68,7 +69,12 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
 
       <section className="card accounting-card" aria-label={t("accounting")}>
         <h2>{t("accountingTitle")} <span className={`verdict ${acc.verdict}`} data-testid="acc-verdict">{acc.verdict}</span></h2>
-        <dl className="accounting">
+        {stale && (
+          <p className="bad-text" role="status" data-testid="acc-stale">
+            {t("figuresStale", { time: format.dateTime(new Date(snapshot.serverNow), { timeStyle: "medium" }) })}
+          </p>
+        )}
+        <dl className={stale ? "accounting stale" : "accounting"}>
           <dt>{t("unitsSold")}</dt><dd data-testid="acc-orders">{acc.orders}</dd>
           <dt>{t("soldTwice")}</dt><dd data-testid="acc-double-sold" className={acc.doubleSold ? "bad" : undefined}>{acc.doubleSold}</dd>
           <dt>{t("lost")}</dt><dd data-testid="acc-lost" className={acc.lostUnits ? "bad" : undefined}>{acc.lostUnits}</dd>
