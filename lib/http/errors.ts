@@ -29,7 +29,8 @@ export function jsonError(status: number, body: ErrorBody, headers?: HeadersInit
   return Response.json(body, { status, headers });
 }
 
-type ApiErrorCode = Exclude<keyof Messages["apiErrors"], "fields">;
+/** `apiErrors` holds the codes' messages and, as objects, the field messages (`fields`, `issues`, `checks`). */
+type ApiErrorCode = { [Code in keyof Messages["apiErrors"]]: Messages["apiErrors"][Code] extends string ? Code : never }[keyof Messages["apiErrors"]];
 type TranslationValues = Record<string, string | number>;
 
 /** The ICU values an error's message may use: its details' plain fields, and how long to wait. */
@@ -51,18 +52,51 @@ function valuesOf(error: AppError): TranslationValues {
 export function humanMessage(code: string, english: string, values: TranslationValues, locale: Locale): string {
   if (locale === DEFAULT_LOCALE) return english;
   const messages = messagesFor(locale);
-  if (code === "fields" || !Object.hasOwn(messages.apiErrors, code)) return english;
+  if (!Object.hasOwn(messages.apiErrors, code) || typeof messages.apiErrors[code as ApiErrorCode] !== "string") return english;
   let failed = false;
   const t = createTranslator({ locale, messages, namespace: "apiErrors", onError: () => (failed = true) });
   const text = t(code as ApiErrorCode, values);
   return failed ? english : text;
 }
 
-/** A field's validation message in `locale`: ours for the fields a person types (by field and zod issue code), else zod's English. */
+/** The ICU values of a zod issue: its bounds, the type or the options it wanted. */
+function issueValues(issue: core.$ZodIssue): TranslationValues {
+  switch (issue.code) {
+    case "too_small":
+      return { origin: issue.origin, minimum: Number(issue.minimum), inclusive: String(issue.inclusive ?? true) };
+    case "too_big":
+      return { origin: issue.origin, maximum: Number(issue.maximum), inclusive: String(issue.inclusive ?? true) };
+    case "invalid_type":
+      return { expected: issue.expected };
+    case "invalid_value":
+      return { values: issue.values.map(String).join(", ") };
+    case "not_multiple_of":
+      return { divisor: Number(issue.divisor) };
+    default:
+      return {};
+  }
+}
+
+/**
+ * A field's validation message in `locale` (messages/<locale>.json, `apiErrors`), the most precise
+ * one there is: a named cross-field check's (`checks`, by the refine's `params.check`), the field's
+ * own for the fields a person types (`fields`, by field and zod issue code), else the issue code's
+ * (`issues`, with the issue's bounds). English is the issue's own: the schema's words, or zod's.
+ */
 function fieldMessage(field: string, issue: core.$ZodIssue, locale: Locale): string {
   if (locale === DEFAULT_LOCALE) return issue.message;
-  const fields: Record<string, Record<string, string> | undefined> = messagesFor(locale).apiErrors.fields;
-  return fields[field]?.[issue.code] ?? issue.message;
+  const { checks, fields, issues } = messagesFor(locale).apiErrors;
+  const check: unknown = issue.code === "custom" ? issue.params?.check : undefined;
+  const key =
+    typeof check === "string" && Object.hasOwn(checks, check) ? `checks.${check}`
+      : Object.hasOwn(fields, field) && Object.hasOwn(fields[field as keyof typeof fields], issue.code) ? `fields.${field}.${issue.code}`
+        : Object.hasOwn(issues, issue.code) ? `issues.${issue.code}`
+          : undefined;
+  if (!key) return issue.message;
+  let failed = false;
+  const t = createTranslator({ locale, messages: messagesFor(locale), namespace: "apiErrors", onError: () => (failed = true) });
+  const text = t(key as ApiErrorCode, issueValues(issue));
+  return failed ? issue.message : text;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { check } from "../validations/checks";
 import { FAULT_POINTS } from "./faults";
 import { CLUSTER_SERVICES, MEMBER_OPS } from "./members";
 
@@ -25,7 +26,7 @@ export const faultActionSchema = z.discriminatedUnion("action", [
   }).strict(),
   z.object({ action: z.literal("heal") }).strict(),
   /** A Redis node's wall clock: jump it (s, either way), make it run fast or slow, or put it back. */
-  z.object({ action: z.literal("clock"), node, jumpS: z.number().int().min(-86_400).max(86_400).refine((s) => s !== 0, "a jump of 0 s moves nothing") }).strict(),
+  z.object({ action: z.literal("clock"), node, jumpS: z.number().int().min(-86_400).max(86_400).refine((s) => s !== 0, check("clock_jump_zero")) }).strict(),
   z.object({ action: z.literal("clock-rate"), node, rate: z.number().min(0.1).max(10) }).strict(),
   z.object({ action: z.literal("clock-reset"), node }).strict(),
 ]);

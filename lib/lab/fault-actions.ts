@@ -11,7 +11,10 @@ export interface ActiveFaults {
   readonly stoppedApps: string[];
   /** Members of the lock services' clusters that are stopped or paused. */
   readonly members: { readonly service: ClusterService; readonly index: number; readonly addr: string; readonly state: "stopped" | "paused" }[];
-  /** The cuts in force (a grudge), and the links the stack can cut (empty when it cannot: not root, no nft). */
+  /**
+   * The cuts in force (a grudge), and the links the stack can cut (empty when it cannot: not root,
+   * no nft; `reason` is then the runner's own, absent when the runner does not answer).
+   */
   readonly network: Pick<NetworkStatus, "available" | "reason" | "cuts" | "clients" | "servers">;
   /** Redis nodes whose clock is moved: how far ahead and how fast. */
   readonly clocks: readonly { readonly node: number; readonly clock: ClockStatus }[];
@@ -44,7 +47,9 @@ export async function getActiveFaults(): Promise<ActiveFaults> {
     delays, stoppedRedisNodes, pausedApps, stoppedApps, members, clocks,
     network: {
       available: network?.available ?? false,
-      ...(network?.reason ? { reason: network.reason } : network ? {} : { reason: "the stack runner does not answer" }),
+      // No reason of ours when the runner does not answer: the panel says so in the reader's
+      // language (faults.noStack, and linkGrid.noControl where a reason would go).
+      ...(network?.reason && { reason: network.reason }),
       cuts, clients: network?.clients ?? [], servers: network?.servers ?? [],
     },
     stackReachable: Boolean(status),

@@ -7,12 +7,14 @@ export class RunNotFoundError extends NotFoundError {
   }
 }
 
+/** 409: the stack is taken by another run, or the run reported on has ended; `details` say which (the translations name it). */
 export class RunConflictError extends AppError {
   override name = "RunConflictError";
   readonly status = 409;
   constructor(
     readonly code: "run_in_progress" | "run_finished",
     message: string,
+    override readonly details?: Readonly<Record<string, unknown>>,
   ) {
     super(message);
   }

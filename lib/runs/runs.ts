@@ -3,7 +3,7 @@ import { getDb } from "../db";
 import { getRedis } from "../redis";
 import { sameSecret } from "../same-secret";
 import { verdictOf, type Verdict } from "../sale/accounting";
-import { claimStack, describeClaim, getStackClaim, releaseStackClaim, renewStackClaim } from "../stack/claim";
+import { claimDetails, claimStack, describeClaim, getStackClaim, releaseStackClaim, renewStackClaim } from "../stack/claim";
 import { updateConfig } from "../sale/config";
 import { settleReservations } from "../purchase/reconciler";
 import { getSaleStats, getStock, resetSale, tagSaleWithRun, type SaleStats } from "../sale/sale";
@@ -75,7 +75,8 @@ export async function startRun(input: RunCreate): Promise<{ run: RunRecord; repo
   const id = Number(next!.id);
   const holder = { kind: "run", id } as const;
   if (!(await claimStack(holder, claimMs(input.durationMs)))) {
-    throw new RunConflictError("run_in_progress", `${describeClaim(await getStackClaim())}; wait for it to finish`);
+    const claim = await getStackClaim();
+    throw new RunConflictError("run_in_progress", `${describeClaim(claim)}; wait for it to finish`, claimDetails(claim));
   }
   try {
     await failAbandonedRuns();
@@ -129,7 +130,7 @@ export async function authorizeRunReport(id: number, token: string | null): Prom
 async function requireRunning(id: number) {
   const run = await getDb().run.findUnique({ where: { id } });
   if (!run) throw new RunNotFoundError(id);
-  if (run.status !== "running") throw new RunConflictError("run_finished", `run ${id} is already ${run.status}`);
+  if (run.status !== "running") throw new RunConflictError("run_finished", `run ${id} is already ${run.status}`, { runId: id, status: run.status });
   return run;
 }
 

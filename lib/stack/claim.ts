@@ -37,6 +37,14 @@ export async function getStackClaim(): Promise<ClaimHolder | undefined> {
   return match ? { kind: match[1] as ClaimHolder["kind"], id: Number(match[2]) } : undefined;
 }
 
+/**
+ * Who holds the claim, as a refusal's details (the JSON body's fields): the messages of
+ * `run_in_progress` and `lab_run_in_progress` name the holder from them in the reader's language.
+ */
+export function claimDetails(holder: ClaimHolder | undefined): { claimKind: ClaimHolder["kind"] | "none"; claimId?: number } {
+  return holder ? { claimKind: holder.kind, claimId: holder.id } : { claimKind: "none" };
+}
+
 /** A sentence for the one who was refused. */
 export function describeClaim(holder: ClaimHolder | undefined): string {
   if (!holder) return "another run is starting";

@@ -10,9 +10,23 @@ export class StackControlError extends AppError {
   override name = "StackControlError";
   readonly status = 503;
   readonly code = "stack_control_unavailable";
+  constructor(
+    message: string,
+    /**
+     * Why, for the translated message (and the JSON body): `no_answer`, or the code and status
+     * the runner answered with (clock_unavailable, network_unavailable, stopping…).
+     */
+    override readonly details: { readonly runnerCode: string; readonly runnerStatus?: number } = { runnerCode: "no_answer" },
+  ) {
+    super(message);
+  }
 }
 
-/** The stack runner refused a request as given (422, 409): its status and code pass through. */
+/**
+ * The stack runner refused a request as given (422, 409): its status and code pass through, and
+ * `apiErrors` translates the runner's codes (not_running, unknown_client…); a code it does not
+ * know yet stays in the runner's English.
+ */
 export class StackControlRefusedError extends AppError {
   override name = "StackControlRefusedError";
   constructor(readonly status: number, readonly code: string, message: string) {
@@ -81,7 +95,9 @@ export async function stackControl<T = unknown>(path: string, method: "GET" | "P
   const answer = (await response.json().catch(() => ({}))) as T & { message?: string; code?: string };
   // The runner refused what was asked (an unknown link, a bad clock change): the caller's mistake, said as the runner said it.
   if (response.status === 409 || response.status === 422) throw new StackControlRefusedError(response.status, answer.code ?? "refused", answer.message ?? `stack control ${path} refused`);
-  if (!response.ok) throw new StackControlError(`stack control ${path}: ${response.status} ${answer.message ?? ""}`.trim());
+  if (!response.ok) {
+    throw new StackControlError(`stack control ${path}: ${response.status} ${answer.message ?? ""}`.trim(), { runnerCode: answer.code ?? "unknown", runnerStatus: response.status });
+  }
   const faults = method === "POST" ? faultsOfControlCall(path, body) : [];
   for (const fault of faults) await recordFault(fault.kind, fault.note, fault.instance).catch(() => {});
   return answer;

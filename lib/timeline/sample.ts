@@ -5,6 +5,17 @@ import type { TimelineEvent } from "./events";
 export const KEEP_LIMIT = 20_000;
 
 /**
+ * How a big timeline was sampled, as numbers: the page says it in the reader's language
+ * (messages `timeline.sampled`). `every`: one in how many of the other holders was kept (0: none).
+ */
+export interface TimelineSample {
+  readonly shown: number;
+  readonly holders: number;
+  readonly anomalous: number;
+  readonly every: number;
+}
+
+/**
  * Cuts a big run's timeline down to about `limit` events: every event of every holder named by
  * an anomaly, every fault, and the whole lanes of an evenly spread share of the other holders.
  * Lanes are kept or dropped whole, so no kept holder is missing a step.
@@ -13,7 +24,7 @@ export function sampleEvents(
   events: readonly TimelineEvent[],
   report: AnomalyReport,
   limit = KEEP_LIMIT,
-): { events: readonly TimelineEvent[]; sampled?: string } {
+): { events: readonly TimelineEvent[]; sampled?: TimelineSample } {
   if (events.length <= limit) return { events };
   const keep = new Set(report.anomalies.flatMap((anomaly) => anomaly.holders));
   const perHolder = new Map<string, number>();
@@ -34,8 +45,22 @@ export function sampleEvents(
   const anomalous = new Set(report.anomalies.flatMap((anomaly) => anomaly.holders)).size;
   return {
     events: events.filter((event) => !event.holder || kept(event.holder)),
-    sampled:
-      `sampled: ${sampledHolders} of ${perHolder.size} holders shown — all ${anomalous} involved in an anomaly, ` +
-      `and one in ${every === Infinity ? "none" : every} of the others; faults are all shown`,
+    sampled: { shown: sampledHolders, holders: perHolder.size, anomalous, every: every === Infinity ? 0 : every },
   };
+}
+
+/**
+ * A stored sample's numbers (SaleTimeline.sampled, a text column: they are kept as JSON in it).
+ * A timeline kept before they were, with an English sentence there, has none to show.
+ */
+export function sampleOfStored(stored: string | null | undefined): TimelineSample | undefined {
+  let value: Partial<Record<keyof TimelineSample, unknown>> | null;
+  try {
+    value = JSON.parse(stored ?? "null") as typeof value;
+  } catch {
+    return undefined;
+  }
+  const { shown, holders, anomalous, every } = value ?? {};
+  const counts = [shown, holders, anomalous, every];
+  return counts.every((n) => Number.isInteger(n) && (n as number) >= 0) ? ({ shown, holders, anomalous, every } as TimelineSample) : undefined;
 }

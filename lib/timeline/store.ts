@@ -6,7 +6,7 @@ import { detectAnomalies } from "./anomalies";
 import { STREAM_CAP, TIMELINE_STREAM_TTL_S, eventStreamKey } from "../sale/keys";
 import type { TimelineEvent } from "./events";
 import { appRecorder } from "./holder-timeline";
-import { sampleEvents } from "./sample";
+import { sampleEvents, sampleOfStored } from "./sample";
 import type { TimelineView } from "./view";
 import { eventsOfJson, eventsOfStreamEntry, storedJsonOf } from "./wire";
 
@@ -44,7 +44,7 @@ export async function keepTimeline(saleId: number): Promise<void> {
   const data = {
     events: storedJsonOf(kept.events) as unknown as Prisma.InputJsonValue,
     recorded: events.length,
-    sampled: kept.sampled ?? null,
+    sampled: kept.sampled ? JSON.stringify(kept.sampled) : null,
     clockErrorMs: recorder.clockErrorMs() ?? 0,
   };
   await getDb().saleTimeline.upsert({ where: { saleId }, create: { saleId, ...data }, update: data });
@@ -61,6 +61,7 @@ export async function getTimeline(saleId: number, namesOf: NamesOf): Promise<Tim
   if (!sale) return undefined;
   const [current, stats] = await Promise.all([getCurrentSale(), getSaleStats(saleId)]);
   const stored = sale.timeline;
+  const sampled = sampleOfStored(stored?.sampled);
   const events = stored ? eventsOfJson(stored.events) : await readStream(saleId);
   const people = await namesOf(events.flatMap((event) => (event.buyer ? [event.buyer] : [])));
   return {
@@ -69,7 +70,7 @@ export async function getTimeline(saleId: number, namesOf: NamesOf): Promise<Tim
     live: !stored && current.id === saleId,
     events,
     recorded: stored?.recorded ?? events.length,
-    ...(stored?.sampled && { sampled: stored.sampled }),
+    ...(sampled && { sampled }),
     clockErrorMs: round1(stored?.clockErrorMs ?? appRecorder().clockErrorMs() ?? 0),
     report: detectAnomalies(events),
     ...(people.size ? { people: Object.fromEntries(people) } : {}),

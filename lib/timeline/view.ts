@@ -1,5 +1,6 @@
 import type { AnomalyReport } from "./anomalies";
 import type { TimelineEvent } from "./events";
+import type { TimelineSample } from "./sample";
 
 /** What the admin pages and `GET /api/admin/sales/:id/timeline` show of one sale's timeline. */
 export interface TimelineView {
@@ -13,9 +14,9 @@ export interface TimelineView {
   readonly recorded: number;
   /**
    * A big run keeps every event of the holders around an anomaly and a sample of the others: the
-   * page says so, with this text.
+   * page says so, from these counts.
    */
-  readonly sampled?: string;
+  readonly sampled?: TimelineSample;
   /** How far a client-side stamp (acquired, released…) may be off Redis' clock, in ms. */
   readonly clockErrorMs: number;
   readonly report: AnomalyReport;

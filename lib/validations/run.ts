@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { STRATEGY_NAMES } from "../locks/strategies";
+import { check } from "./checks";
 
 export const LOAD_TOOLS = ["node", "k6"] as const;
 export const LOAD_MODELS = ["closed", "open"] as const;
@@ -25,14 +26,8 @@ export const runCreateSchema = z
     scenario: z.string().min(1).max(64).optional(),
   })
   .strict()
-  .refine((run) => !(run.durationMs && run.totalRequests), {
-    message: "give either durationMs or totalRequests, not both",
-    path: ["totalRequests"],
-  })
-  .refine((run) => run.model === "closed" || run.rate !== undefined, {
-    message: "the open model needs an arrival rate (buyers per second)",
-    path: ["rate"],
-  });
+  .refine((run) => !(run.durationMs && run.totalRequests), check("load_bound", ["totalRequests"]))
+  .refine((run) => run.model === "closed" || run.rate !== undefined, check("open_needs_rate", ["rate"]));
 export type RunCreate = z.infer<typeof runCreateSchema>;
 
 const count = z.number().int().min(0);

@@ -2,14 +2,26 @@ import { describe, expect, it } from "vitest";
 import { HttpError, errorResponse, publicRoute } from "@/lib/http/errors";
 import { LOCALE_COOKIE, LOCALE_HEADER, localeOfRequest, negotiateLocale, type Locale } from "@/lib/i18n/locales";
 import { SoldOutError } from "@/lib/purchase/errors";
+import { faultActionSchema } from "@/lib/lab/fault-action";
 import { RunConflictError } from "@/lib/runs/errors";
 import { RateLimitedError } from "@/lib/sale/rules/buyer-limit";
 import { DropNotOpenError } from "@/lib/sale/rules/drop";
+import { claimDetails } from "@/lib/stack/claim";
+import { StackControlError, StackControlRefusedError } from "@/lib/stack/control";
+import { runCreateSchema } from "@/lib/validations/run";
 import { dropCreateSchema, joinCreateSchema } from "@/lib/validations/workshop";
+import { englishWordsIn } from "../support/untranslated";
 
 async function answer(error: unknown, locale: Locale) {
   const response = errorResponse(error, {}, locale);
   return { status: response.status, body: (await response.json()) as { code: string; message: string; fieldErrors?: Record<string, string[]> } };
+}
+
+/** The zod error a body `schema` refuses raises. */
+function refused(schema: { safeParse: (body: unknown) => { success: boolean; error?: unknown } }, body: unknown): unknown {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) throw new Error(`${JSON.stringify(body)} is a good body`);
+  return parsed.error;
 }
 
 /** The zod error a name the join form sent would raise. */
@@ -83,9 +95,38 @@ describe("API errors in the request's language", () => {
   });
 
   it("stay English where no translation exists, and in English exactly as the error said it", async () => {
-    const conflict = new RunConflictError("run_in_progress", "a run is already in progress");
-    expect((await answer(conflict, "ko")).body.message).toBe("a run is already in progress");
+    // A refusal the stack runner may add later passes its code through: no message of ours yet.
+    const later = new StackControlRefusedError(409, "not_yet_translated", "redis 2 is busy moving its clock");
+    expect((await answer(later, "ko")).body).toEqual({ code: "not_yet_translated", message: "redis 2 is busy moving its clock" });
     expect((await answer(new SoldOutError("goods:001"), "en")).body.message).toBe("goods:001 is sold out");
+    const conflict = new RunConflictError("run_in_progress", "lab run 4 is using the stack; wait for it to finish", claimDetails({ kind: "lab", id: 4 }));
+    expect((await answer(conflict, "en")).body.message).toBe("lab run 4 is using the stack; wait for it to finish");
+  });
+
+  it("name who holds the stack when a run is refused, from the error's details", async () => {
+    const byLab = await answer(new RunConflictError("run_in_progress", "lab run 4 is using the stack", claimDetails({ kind: "lab", id: 4 })), "ko");
+    expect(byLab).toEqual({
+      status: 409,
+      body: { code: "run_in_progress", message: "실습 실행 #4에서 스택을 사용하고 있습니다. 끝날 때까지 기다리세요.", claimKind: "lab", claimId: 4 },
+    });
+    const starting = await answer(new RunConflictError("run_in_progress", "another run is starting", claimDetails(undefined)), "ja");
+    expect(starting.body.message).toBe("別の実行が始まるところです。終わるまでお待ちください。");
+    const lab = await answer(new HttpError(409, "lab_run_in_progress", "load run 12 is using the stack", claimDetails({ kind: "run", id: 12 })), "zh-CN");
+    expect(lab.body.message).toBe("第 12 次负载运行正在使用集群，请等它结束。");
+    const finished = await answer(new RunConflictError("run_finished", "run 7 is already failed", { runId: 7, status: "failed" }), "ko");
+    expect(finished.body.message).toBe("실행 #7: 이미 끝났습니다 (실패). 더 이상 보고를 받지 않습니다.");
+  });
+
+  it("say why the stack runner could not help: no answer, what it lacks, or its own refusal", async () => {
+    const silent = await answer(new StackControlError("the stack runner's control API does not answer (fetch failed)"), "ko");
+    expect(silent.body).toMatchObject({ code: "stack_control_unavailable", runnerCode: "no_answer" });
+    expect(silent.body.message).toBe("스택 러너의 제어 API가 응답하지 않습니다: npm run demo로 스택을 시작하세요.");
+    const noClock = await answer(new StackControlError("stack control /redis/1/clock: 503 libfaketime is not installed", { runnerCode: "clock_unavailable", runnerStatus: 503 }), "ja");
+    expect(noClock.body.message).toBe("ここでは Redis の時計を動かせません: 時計を動かすツールがインストールされていません。");
+    const other = await answer(new StackControlError("stack control /apps/1/kill: 500 app-1 did not come back", { runnerCode: "restart_failed", runnerStatus: 500 }), "zh-CN");
+    expect(other.body.message).toBe("stack runner 没能完成这个操作（响应 500）；原因见 stack runner 的日志。");
+    const paused = await answer(new StackControlRefusedError(409, "not_running", "app-1 is paused"), "ko");
+    expect(paused).toEqual({ status: 409, body: { code: "not_running", message: "그 서버나 인스턴스는 실행 중이 아닙니다(정지 또는 일시 정지됨): 먼저 시작하거나 재개하세요." } });
   });
 
   it("explain a bad display name in the person's language, field by field", async () => {
@@ -97,6 +138,40 @@ describe("API errors in the request's language", () => {
     expect((await answer(badName("a".repeat(30)), "ko")).body.fieldErrors?.name).toEqual(["최대 24자"]);
     // English is the schema's own wording.
     expect((await answer(badName(""), "en")).body.fieldErrors?.name).toEqual(["type a name"]);
+  });
+
+  it("explain any other field by its zod issue, with the bound it broke", async () => {
+    const tooLong = await answer(refused(runCreateSchema, { lockTtlMs: 700_000 }), "ko");
+    expect(tooLong.body.fieldErrors).toEqual({ lockTtlMs: ["600000 이하여야 합니다"] });
+    const fields = (await answer(refused(runCreateSchema, { lockTtlMs: 0, vus: 2.5, strategy: "nope", scenario: "", extra: 1 }), "ja")).body.fieldErrors!;
+    expect(fields).toEqual({
+      lockTtlMs: ["1 以上にしてください"],
+      vus: ["整数にしてください"],
+      strategy: [expect.stringMatching(/^次のどれかにしてください: none, /)],
+      scenario: ["1 文字以上にしてください"],
+      extra: ["このリクエストが受け付けない項目です"],
+    });
+    const others = [
+      ["zh-CN", runCreateSchema, { lockTtlMs: 700_000, vus: 0, start: "yes" }],
+      ["ko", faultActionSchema, { action: "grudge", cuts: [] }],
+      ["ja", faultActionSchema, { action: "nope" }],
+    ] as const;
+    for (const [locale, schema, body] of others) {
+      const { fieldErrors } = (await answer(refused(schema, body), locale)).body;
+      for (const message of Object.values(fieldErrors!).flat()) expect(englishWordsIn(message), `${locale}: ${message}`).toEqual([]);
+    }
+    // English is zod's own.
+    expect((await answer(refused(runCreateSchema, { lockTtlMs: 700_000 }), "en")).body.fieldErrors?.lockTtlMs).toEqual(["Too big: expected number to be <=600000"]);
+  });
+
+  it("explain a cross-field check by its name, not zod's generic word for it", async () => {
+    const open = refused(runCreateSchema, { model: "open" });
+    expect((await answer(open, "ko")).body.fieldErrors).toEqual({ rate: ["open 모델에는 도착 속도(구매자/초)가 필요합니다"] });
+    expect((await answer(open, "en")).body.fieldErrors).toEqual({ rate: ["the open model needs an arrival rate (buyers per second)"] });
+    const both = refused(runCreateSchema, { durationMs: 10_000, totalRequests: 100 });
+    expect((await answer(both, "zh-CN")).body.fieldErrors).toEqual({ totalRequests: ["时长和总请求数只能指定其中一个"] });
+    const still = refused(faultActionSchema, { action: "clock", node: 1, jumpS: 0 });
+    expect((await answer(still, "ja")).body.fieldErrors).toEqual({ jumpS: ["0 秒のジャンプでは時計は動きません"] });
   });
 
   it("a route answers in the language the request asks for", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { detectAnomalies } from "@/lib/timeline/anomalies";
 import type { TimelineEvent } from "@/lib/timeline/events";
-import { sampleEvents } from "@/lib/timeline/sample";
+import { sampleEvents, sampleOfStored } from "@/lib/timeline/sample";
 
 /** `holders` holders one after the other, four events each; holders `twice` read the same stock. */
 function run(holders: number, twice: readonly number[] = []): TimelineEvent[] {
@@ -40,6 +40,16 @@ describe("sampleEvents", () => {
     expect(kept.events.filter((event) => event.kind === "fault-start")).toHaveLength(1);
     for (const holder of holders) if (holder) expect(kept.events.filter((event) => event.holder === holder)).toHaveLength(4);
     expect(detectAnomalies(kept.events).unitsSoldTwice).toBe(report.unitsSoldTwice);
-    expect(kept.sampled).toMatch(/^sampled: \d+ of 1000 holders shown — all 2 involved in an anomaly/);
+    // Counts, not a sentence: the page says them in the reader's language (timeline.sampled).
+    expect(kept.sampled).toEqual({ shown: holders.size - 1, holders: 1000, anomalous: 2, every: expect.any(Number) });
+    expect(kept.sampled!.every).toBeGreaterThan(1);
+  });
+
+  it("reads back the counts it stored, and nothing from a timeline kept before they were", () => {
+    const sample = { shown: 98, holders: 1000, anomalous: 2, every: 11 };
+    expect(sampleOfStored(JSON.stringify(sample))).toEqual(sample);
+    expect(sampleOfStored("sampled: 98 of 1000 holders shown — all 2 involved in an anomaly")).toBeUndefined();
+    expect(sampleOfStored(JSON.stringify({ ...sample, every: "none" }))).toBeUndefined();
+    expect(sampleOfStored(null)).toBeUndefined();
   });
 });

@@ -37,6 +37,7 @@ export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]
   const servers = [...network.servers].filter((server) => !server.name.endsWith("-peer")).sort(byOrder(SERVER_ORDER));
 
   if (!network.available) {
+    // The runner's own reason when it gave one (what this machine lacks), else ours: it did not answer.
     return <p className="muted" data-testid="link-grid-unavailable">{t("unavailable", { reason: network.reason ?? t("noControl") })}</p>;
   }
 

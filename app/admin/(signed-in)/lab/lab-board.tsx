@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useTranslations } from "next-intl";
+import { useFormatter, useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import type { CaseOutcome, LabRunRecord } from "@/lib/lab/lab-runs";
 import type { LabScenario } from "@/lib/lab/scenario-types";
@@ -33,6 +33,7 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
   const tc = useTranslations("common");
   const pitfalls = useTranslations("pitfalls");
   const meaning = useTranslations("meaning");
+  const format = useFormatter();
   const [runs, setRuns] = useState<Record<string, LabRunRecord>>(lastRuns);
   const [watching, setWatching] = useState<number | null>(activeLabRunId);
   const [error, setError] = useState<string | null>(null);
@@ -130,7 +131,7 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                         {outcome ? (
                           <>
                             {outcome.pitfallAppeared ? t("pitfallAppeared") : t("fixHeld")}
-                            {outcome.observed.length > 0 && <span className="muted"> ({outcome.observed.map((pitfall) => pitfalls(pitfall)).join(", ")})</span>}
+                            {outcome.observed.length > 0 && <span className="muted"> ({format.list(outcome.observed.map((pitfall) => pitfalls(pitfall)), { type: "conjunction" })})</span>}
                             {" "}{outcome.asExpected ? t("asPredicted") : t("notAsPredicted")}
                             {outcome.notFormed?.length ? <span className="muted" data-testid="not-formed" title={t("playedAgainWhy")}> — {t("playedAgain", { count: outcome.notFormed.length })}</span> : null}
                           </>

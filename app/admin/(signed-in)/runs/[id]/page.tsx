@@ -63,5 +63,5 @@ function accountingSummary(run: RunRecord, t: Translate, format: Format): string
     run.lostUnits ? t("lost", { count: run.lostUnits }) : "",
     run.phantomUnits ? t("phantom", { count: run.phantomUnits }) : "",
   ].filter(Boolean);
-  return wrong.length ? t("wrong", { sold, wrong: format.list(wrong, { type: "unit" }), pending }) : t("clean", { sold, pending });
+  return wrong.length ? t("wrong", { sold, wrong: format.list(wrong, { type: "conjunction" }), pending }) : t("clean", { sold, pending });
 }

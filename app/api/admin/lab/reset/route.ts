@@ -3,13 +3,16 @@ import { HttpError, methodNotAllowed } from "@/lib/http/errors";
 import { getActiveFaults } from "@/lib/lab/fault-actions";
 import { getActiveLabRunId } from "@/lib/lab/lab-runs";
 import { resetLab } from "@/lib/lab/runner";
+import { claimDetails } from "@/lib/stack/claim";
 
 export const dynamic = "force-dynamic";
 
 /** Put everything back: strategy and knobs to defaults, delays cleared, nodes started, instances resumed. */
 export const POST = adminRoute(async () => {
   const running = await getActiveLabRunId();
-  if (running) throw new HttpError(409, "lab_run_in_progress", `Lab run ${running} is still going; it resets everything when it ends.`);
+  if (running) {
+    throw new HttpError(409, "lab_run_in_progress", `Lab run ${running} is still going; it resets everything when it ends.`, claimDetails({ kind: "lab", id: running }));
+  }
   await resetLab();
   return Response.json({ faults: await getActiveFaults() });
 });

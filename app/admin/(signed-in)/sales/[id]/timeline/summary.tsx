@@ -26,8 +26,8 @@ export function Summary({ view }: { view: TimelineView }) {
       <p className="muted">
         {t("summaryClock", { ms: view.clockErrorMs })}
         {view.recorded > view.events.length && t("summaryShown", { shown: view.events.length, recorded: view.recorded })}
-        {/* How a big run's timeline was sampled: recorded in English when it was kept (lib/timeline/sample.ts). */}
-        {view.sampled && ` ${view.sampled}.`}
+        {/* How a big run's timeline was sampled, counted when it was kept (lib/timeline/sample.ts). */}
+        {view.sampled && t("sampled", { ...view.sampled })}
         {view.live && t("summaryLive")}
       </p>
     </div>
