@@ -62,6 +62,16 @@ function storedVerdict(atEnd: SaleStats, settled: SaleStats): SaleStats {
   return atEnd.verdict === "STUCK" || settled.pendingUnits > 0 ? { ...settled, verdict: "STUCK" } : settled;
 }
 
+/**
+ * Refuses (409 run_in_progress) while a load run or a lab run holds the stack. A switch of strategy,
+ * a sale reset or a drop in the middle of a run would make its record lie: the run is stored under
+ * the strategy it started with, and its figures count only the sale it started.
+ */
+export async function assertStackFree(): Promise<void> {
+  const claim = await getStackClaim();
+  if (claim) throw new RunConflictError("run_in_progress", `${describeClaim(claim)}; wait for it to finish`, claimDetails(claim));
+}
+
 /** How long a run's claim on the stack outlives its last report: a load tool that died lets go. */
 const claimMs = (durationMs: number | null | undefined) => (durationMs ?? COUNT_RUN_BUDGET_MS) + STALE_AFTER_MS;
 /** A run bounded by a request count, not a duration (k6 allows such a run 5 minutes; it reports no progress). */

@@ -145,6 +145,29 @@ describe("with a session", () => {
     expect(String(malformed.json.message)).toBe('no run "abc": run ids are positive whole numbers');
   });
 
+  it("while a run holds the stack, a switch, a reset and a drop are refused 409 and change nothing", async () => {
+    const created = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", initialStock: 20, vus: 1, durationMs: 60_000 });
+    expect(created.status, created.text).toBe(201);
+    const runId = (created.json as { run: { id: number } }).run.id;
+    try {
+      const before = await snapshot();
+      for (const [method, path, body] of [
+        ["PUT", "/api/admin/config", { strategy: "none" }],
+        ["POST", "/api/admin/sale", { initialStock: 5 }],
+        ["POST", "/api/admin/drop", { stock: 5, countdownS: 0 }],
+      ] as const) {
+        const refused = await adminFetch(cookie, method, path, body);
+        expect(refused.status, `${method} ${path}`).toBe(409);
+        expect(refused.json).toMatchObject({ code: "run_in_progress", claimKind: "run", claimId: runId });
+      }
+      // The run's record stays true: its strategy and its sale are what it started with.
+      expect(await snapshot()).toEqual(before);
+    } finally {
+      expect((await adminFetch(cookie, "POST", `/api/admin/runs/${runId}/cancel`)).status).toBe(200);
+    }
+    expect((await adminFetch(cookie, "PUT", "/api/admin/config", { strategy: "token-lua" })).status).toBe(200);
+  });
+
   it("switching the strategy applies to both instances at once", async () => {
     const response = await adminFetch(cookie, "PUT", "/api/admin/config", { strategy: "redlock" });
     expect(response.status).toBe(200);
