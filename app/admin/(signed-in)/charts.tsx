@@ -5,6 +5,12 @@ import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContai
 import type { StrategyAggregate } from "@/lib/runs/aggregate";
 import type { TimelinePoint } from "@/lib/runs/runs";
 
+/**
+ * Every strategy's bar is named under it: by default recharts drops labels that would overlap, and
+ * with a dozen strategies run a bar went unnamed (slanted, they all fit).
+ */
+const STRATEGY_AXIS = { dataKey: "strategy", interval: 0, angle: -30, textAnchor: "end", height: 64, tick: { fontSize: 11 } } as const;
+
 export function OversellChart({ data }: { data: StrategyAggregate[] }) {
   const t = useTranslations("charts");
   return (
@@ -13,7 +19,7 @@ export function OversellChart({ data }: { data: StrategyAggregate[] }) {
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" />
-          <XAxis dataKey="strategy" />
+          <XAxis {...STRATEGY_AXIS} />
           <YAxis allowDecimals={false} />
           <Tooltip formatter={(value, name, item) => [t("withRuns", { value: String(value), runs: (item.payload as StrategyAggregate).runs }), name]} />
           <Bar dataKey="oversold" name={t("oversellUnits")} fill="#c92a2a" isAnimationActive={false} />
@@ -32,7 +38,7 @@ export function DoubleSoldChart({ data }: { data: StrategyAggregate[] }) {
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" />
-          <XAxis dataKey="strategy" />
+          <XAxis {...STRATEGY_AXIS} />
           <YAxis allowDecimals={false} />
           <Tooltip
             formatter={(value, name, item) => [
@@ -56,7 +62,7 @@ export function PerformanceChart({ data }: { data: StrategyAggregate[] }) {
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" />
-          <XAxis dataKey="strategy" />
+          <XAxis {...STRATEGY_AXIS} />
           <YAxis yAxisId="rps" orientation="left" />
           <YAxis yAxisId="ms" orientation="right" />
           <Tooltip />
