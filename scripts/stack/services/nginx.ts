@@ -69,6 +69,8 @@ export function nginxVars(cfg: Pick<StackConfig, "apps" | "publicPort"> & Exposu
     NGINX_TEMP_DIR: path.join(dir, "temp"),
     NGINX_LISTEN: `${cfg.publicHost}:${cfg.publicPort}`,
     ADMIN_REFUSED_FROM_LAN: cfg.adminFromLan ? "0" : "1",
+    // Each client is who its connection says (phones on the LAN, the hall's 127.1.x.y players).
+    CLIENT_ADDR: "$remote_addr",
     APP_UPSTREAMS: cfg.apps.map((a) => `server 127.0.0.1:${a.port} max_fails=0;`).join("\n        "),
   };
 }
