@@ -26,3 +26,17 @@ describe("nginx's own errors on a phone", () => {
     expect(isGatewayCode(undefined)).toBe(false);
   });
 });
+
+/** The admin's pages meet nginx's own errors too (its sign-in limit, no instance answering). */
+describe("nginx's own errors on the admin's pages", () => {
+  const files = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      return entry.isDirectory() ? files(full) : entry.name.endsWith(".tsx") ? [full] : [];
+    });
+
+  it("are said through useErrorText, never as the answer's English message", () => {
+    const shown = files(path.join(__dirname, "../../app/admin")).filter((file) => /\.message \?\?/.test(fs.readFileSync(file, "utf8")));
+    expect(shown.map((file) => path.relative(path.join(__dirname, "../.."), file))).toEqual([]);
+  });
+});

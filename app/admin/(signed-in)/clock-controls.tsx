@@ -3,6 +3,7 @@
 import { useTranslations } from "next-intl";
 import { useState } from "react";
 import type { ActiveFaults } from "@/lib/lab/fault-actions";
+import { useErrorText } from "../../use-error-text";
 
 const NODES = [1, 2, 3, 4, 5] as const;
 
@@ -14,6 +15,7 @@ const NODES = [1, 2, 3, 4, 5] as const;
  */
 export function ClockControls({ onDone }: { onDone: (faults: ActiveFaults | undefined, message: string) => void }) {
   const t = useTranslations("clock");
+  const errorText = useErrorText();
   const tc = useTranslations("common");
   const [node, setNode] = useState(3);
   const [pending, setPending] = useState(false);
@@ -23,7 +25,7 @@ export function ClockControls({ onDone }: { onDone: (faults: ActiveFaults | unde
     try {
       const response = await fetch("/api/admin/faults", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...body, node }) });
       const answer = await response.json().catch(() => ({}));
-      onDone(answer.faults, response.ok ? done : (answer.message ?? tc("refused", { status: response.status })));
+      onDone(answer.faults, response.ok ? done : errorText(answer, tc("refused", { status: response.status })));
     } catch {
       onDone(undefined, tc("serverUnreachable"));
     } finally {

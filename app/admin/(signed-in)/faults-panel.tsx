@@ -6,10 +6,12 @@ import type { ActiveFaults } from "@/lib/lab/fault-actions";
 import { ClockControls } from "./clock-controls";
 import { LinkGrid } from "./link-grid";
 import { MemberControls } from "./member-controls";
+import { useErrorText } from "../../use-error-text";
 
 /** Every fault in force, always on screen while one is, with one button to undo them all. */
 export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
   const t = useTranslations("faults");
+  const errorText = useErrorText();
   const tc = useTranslations("common");
   const services = useTranslations("services");
   const [faults, setFaults] = useState(initial);
@@ -35,7 +37,7 @@ export function FaultsPanel({ initial }: { initial: ActiveFaults }) {
       if (response.ok) {
         setFaults(body.faults);
         setMessage(t("resetDone"));
-      } else setMessage(body.message ?? t("resetFailed", { status: response.status }));
+      } else setMessage(errorText(body, t("resetFailed", { status: response.status })));
     } catch {
       setMessage(tc("serverUnreachable"));
     } finally {

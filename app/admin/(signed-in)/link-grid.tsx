@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import { useState } from "react";
 import type { ActiveFaults } from "@/lib/lab/fault-actions";
 import type { Cut } from "@/lib/stack/control";
+import { useErrorText } from "../../use-error-text";
 
 type Direction = Cut["direction"];
 
@@ -28,6 +29,7 @@ const key = (client: string, server: string) => `${client} ${server}`;
  */
 export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]; onDone: (faults: ActiveFaults | undefined, message: string) => void }) {
   const t = useTranslations("linkGrid");
+  const errorText = useErrorText();
   const tc = useTranslations("common");
   const inForce = new Map(network.cuts.map((cut) => [key(cut.client, cut.server), cut.direction] as const));
   const [draft, setDraft] = useState<Map<string, Direction> | null>(null);
@@ -56,7 +58,7 @@ export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]
       const response = await fetch("/api/admin/faults", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       const answer = await response.json().catch(() => ({}));
       if (response.ok) setDraft(null);
-      onDone(answer.faults, response.ok ? done : (answer.message ?? tc("refused", { status: response.status })));
+      onDone(answer.faults, response.ok ? done : errorText(answer, tc("refused", { status: response.status })));
     } catch {
       onDone(undefined, tc("serverUnreachable"));
     } finally {

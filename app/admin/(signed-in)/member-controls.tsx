@@ -4,10 +4,12 @@ import { useTranslations } from "next-intl";
 import { useState } from "react";
 import type { ActiveFaults } from "@/lib/lab/fault-actions";
 import { CLUSTER_SERVICES, MEMBER_OPS, type ClusterService as Service, type MemberOp as Op } from "@/lib/lab/members";
+import { useErrorText } from "../../use-error-text";
 
 /** Stop, start, pause, resume or kill one member of a lock service's cluster (POST /api/admin/faults). */
 export function MemberControls({ onDone }: { onDone: (faults: ActiveFaults | undefined, message: string) => void }) {
   const t = useTranslations("members");
+  const errorText = useErrorText();
   const tc = useTranslations("common");
   const services = useTranslations("services");
   const [service, setService] = useState<Service>("zookeeper");
@@ -23,7 +25,7 @@ export function MemberControls({ onDone }: { onDone: (faults: ActiveFaults | und
         body: JSON.stringify({ action: "member", service, member, op }),
       });
       const body = await response.json().catch(() => ({}));
-      onDone(body.faults, response.ok ? t("done", { service: services(service), member, op: t(op) }) : (body.message ?? tc("refused", { status: response.status })));
+      onDone(body.faults, response.ok ? t("done", { service: services(service), member, op: t(op) }) : errorText(body, tc("refused", { status: response.status })));
     } catch {
       onDone(undefined, tc("serverUnreachable"));
     } finally {

@@ -3,9 +3,11 @@
 import { useLocale, useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
 import { LOCALE_HEADER } from "@/lib/i18n/locales";
+import { useErrorText } from "../../use-error-text";
 
 export function LoginForm({ next }: { next: string }) {
   const t = useTranslations();
+  const errorText = useErrorText();
   const locale = useLocale();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -26,7 +28,7 @@ export function LoginForm({ next }: { next: string }) {
         return;
       }
       const body = await response.json().catch(() => ({}));
-      setError(body.code === "invalid_password" ? t("login.wrongPassword") : (body.message ?? t("login.failed", { status: response.status })));
+      setError(body.code === "invalid_password" ? t("login.wrongPassword") : errorText(body, t("login.failed", { status: response.status })));
     } catch {
       setError(t("common.serverUnreachable"));
     } finally {

@@ -8,6 +8,7 @@ import { KnobFields, RunFields, type FieldErrorMap } from "./fields";
 import { useRuns } from "./run-state";
 import { useSale } from "./sale-state";
 import { StrategyPicker, type StrategyOption } from "./strategy-picker";
+import { useErrorText } from "../../../use-error-text";
 
 type Action = "apply" | "reset" | "start";
 type Message = { kind: "ok" | "error"; text: string };
@@ -27,6 +28,7 @@ const readKnobs = (form: FormData) => ({
  */
 export function ControlForm({ strategies, initialConfig }: { strategies: readonly StrategyOption[]; initialConfig: LockConfig }) {
   const t = useTranslations("controlForm");
+  const errorText = useErrorText();
   const tc = useTranslations("common");
   const { sale, refreshSale, updateSale } = useSale();
   const { running, watch } = useRuns();
@@ -51,7 +53,7 @@ export function ControlForm({ strategies, initialConfig }: { strategies: readonl
   /** Shows the API's answer: the field errors it lists, and `ok` or why it refused. */
   function report(result: Answer, ok: string, refused: string) {
     setErrors(result.body.fieldErrors ?? {});
-    setMessage(result.ok ? { kind: "ok", text: ok } : { kind: "error", text: result.body.message ?? refused });
+    setMessage(result.ok ? { kind: "ok", text: ok } : { kind: "error", text: errorText(result.body, refused) });
   }
 
   function applyConfig(event: FormEvent<HTMLFormElement>) {

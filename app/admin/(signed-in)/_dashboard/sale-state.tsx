@@ -4,6 +4,7 @@ import { createContext, use, useCallback, useEffect, useMemo, useRef, useState, 
 import type { SaleStats } from "@/lib/sale/sale";
 import { repeat, send, type Answer } from "./api";
 import { SaleCard } from "./sale-figures";
+import { useErrorText } from "../../../use-error-text";
 
 const SALE_POLL_MS = 1500;
 
@@ -46,6 +47,7 @@ export function SaleProvider({ initialSale, children }: { initialSale: SaleStats
   }, []);
 
   const [stale, setStale] = useState<StaleFigures | undefined>();
+  const errorText = useErrorText();
   /** When the figures shown were last read by the poll (before its first answer: unknown, so now). */
   const readAt = useRef<number | null>(null);
   const refreshSale = useCallback(
@@ -58,12 +60,12 @@ export function SaleProvider({ initialSale, children }: { initialSale: SaleStats
           readAt.current = Date.now();
           setStale(undefined);
         }
-        else markStale(String((answer.body as { message?: unknown }).message ?? `HTTP ${answer.status}`));
+        else markStale(errorText(answer.body as { code?: unknown; message?: unknown }, `HTTP ${answer.status}`));
       } catch (error) {
         if (!signal?.aborted) markStale((error as Error).message);
       }
     },
-    [updateSale],
+    [updateSale, errorText],
   );
 
   useEffect(() => repeat(refreshSale, SALE_POLL_MS), [refreshSale]);

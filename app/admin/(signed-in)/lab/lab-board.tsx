@@ -6,6 +6,7 @@ import { useEffect, useState } from "react";
 import type { CaseOutcome, LabRunRecord } from "@/lib/lab/lab-runs";
 import type { LabScenario } from "@/lib/lab/scenario-types";
 import { NONE, signed } from "../runs-table";
+import { useErrorText } from "../../../use-error-text";
 
 interface Props {
   /** The cards in the page's language (lib/lab/card-text.ts). */
@@ -30,6 +31,7 @@ function answers(outcome: CaseOutcome, t: Translate): string {
 
 export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
   const t = useTranslations("lab");
+  const errorText = useErrorText();
   const tc = useTranslations("common");
   const pitfalls = useTranslations("pitfalls");
   const meaning = useTranslations("meaning");
@@ -70,7 +72,7 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
       // eslint-disable-next-line @next/next/no-location-assign-relative-destination -- a full load: no signed-in page stays in the router's cache
       if (response.status === 401) window.location.assign("/admin/login?next=/admin/lab");
       if (!response.ok) {
-        setError(body.message ?? t("runRefused", { status: response.status }));
+        setError(errorText(body, t("runRefused", { status: response.status })));
         return;
       }
       setRuns((current) => ({ ...current, [String(scenario.id)]: body.labRun }));

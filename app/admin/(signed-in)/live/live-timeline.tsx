@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import type { TimelineView } from "@/lib/timeline/view";
 import { HolderTimeline } from "../sales/[id]/timeline/holder-timeline";
+import { useErrorText } from "../../../use-error-text";
 
 /** The timeline is read again at most this often, however fast the events come. */
 const REFETCH_MS = 1000;
@@ -15,6 +16,7 @@ const REFETCH_MS = 1000;
  */
 export function LiveTimeline({ saleId, changeKey }: { saleId: number; changeKey: string }) {
   const t = useTranslations();
+  const errorText = useErrorText();
   const [view, setView] = useState<TimelineView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const lastFetch = useRef(0);
@@ -31,7 +33,7 @@ export function LiveTimeline({ saleId, changeKey }: { saleId: number; changeKey:
           if (response.ok) {
             setView(body as TimelineView);
             setError(null);
-          } else setError(body.message ?? t("common.serverAnswered", { status: response.status }));
+          } else setError(errorText(body, t("common.serverAnswered", { status: response.status })));
         })
         .catch(() => current && setError(t("common.serverUnreachable")));
     }, wait);
@@ -39,7 +41,7 @@ export function LiveTimeline({ saleId, changeKey }: { saleId: number; changeKey:
       current = false;
       clearTimeout(timer);
     };
-  }, [saleId, changeKey, t]);
+  }, [saleId, changeKey, t, errorText]);
 
   if (error && !view) return <p className="notice error">{error}</p>;
   if (!view) return <p className="muted">{t("projector.loadingTimeline")}</p>;

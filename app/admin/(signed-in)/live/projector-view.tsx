@@ -10,6 +10,7 @@ import { WinnerList } from "../../../(store)/winner-list";
 import { dropStateAt, useLiveSnapshot } from "../../../use-live-snapshot";
 import { usePinnedLocale } from "../../../use-pinned-locale";
 import { LiveTimeline } from "./live-timeline";
+import { useErrorText } from "../../../use-error-text";
 
 interface StrategyOption {
   readonly name: string;
@@ -103,6 +104,7 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
 
 function DropForm(props: { strategies: readonly StrategyOption[]; current: string; workMs: number; pinned?: Locale; canClose: boolean }) {
   const t = useTranslations("dropForm");
+  const errorText = useErrorText();
   const tc = useTranslations("common");
   const locale = useLocale();
   const [error, setError] = useState<string | null>(null);
@@ -120,7 +122,7 @@ function DropForm(props: { strategies: readonly StrategyOption[]; current: strin
       if (!response.ok) {
         const answer = await response.json().catch(() => ({}));
         const fields = answer.fieldErrors ? ` (${Object.entries(answer.fieldErrors).map(([k, v]) => `${k}: ${(v as string[]).join(", ")}`).join("; ")})` : "";
-        setError(`${answer.message ?? tc("serverAnswered", { status: response.status })}${fields}`);
+        setError(`${errorText(answer, tc("serverAnswered", { status: response.status }))}${fields}`);
       }
     } catch {
       setError(tc("serverUnreachable"));
