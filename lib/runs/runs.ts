@@ -10,7 +10,7 @@ import { getSaleStats, getStock, resetSale, tagSaleWithRun, type SaleStats } fro
 import { holdersInsideSale } from "../sale/switch";
 import { toRecord, type RunRecord, type TimelinePoint } from "./record";
 import { keepTimeline } from "../timeline/store";
-import type { RunComplete, RunCreate, RunProgress } from "../validations/run";
+import { loadSummarySchema, type RunComplete, type RunCreate, type RunProgress } from "../validations/run";
 import { RunConflictError, RunNotFoundError, RunTokenError } from "./errors";
 import { summaryFromK6, type LoadSummary } from "./k6-summary";
 
@@ -216,7 +216,8 @@ async function untilSaleQuiet(saleId: number, boundMs: number): Promise<void> {
 /** Closes a run with the tool's summary; the caller has checked the report token (authorizeRunReport). */
 export async function completeRun(id: number, body: RunComplete): Promise<RunRecord> {
   const run = await requireRunning(id);
-  const summary: LoadSummary = body.tool === "k6" ? summaryFromK6(body.k6Summary) : body;
+  // k6's figures are read out of its own summary, then held to the bounds the driver's are (422 if not).
+  const summary: LoadSummary = body.tool === "k6" ? loadSummarySchema.parse(summaryFromK6(body.k6Summary)) : body;
   // Buyers the tool stopped waiting for may still be in line; then the last buyers' reservations
   // are settled before the run is counted.
   await untilSaleQuiet(run.saleId, quietBoundMs(run.knobs));

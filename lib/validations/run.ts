@@ -30,7 +30,10 @@ export const runCreateSchema = z
   .refine((run) => run.model === "closed" || run.rate !== undefined, check("open_needs_rate", ["rate"]));
 export type RunCreate = z.infer<typeof runCreateSchema>;
 
-const count = z.number().int().min(0);
+/** A count the runs table keeps: Postgres' INT4 holds up to 2^31 − 1 (beyond it, the insert failed: a 500). */
+const count = z.number().int().min(0).max(2_147_483_647);
+/** A run's length as the tool measured it: a day at the most (the stack's claim on a run is far shorter). */
+const runLengthMs = z.number().positive().max(86_400_000);
 
 /** Live counters the load tool reports while it runs. */
 export const runProgressSchema = z
@@ -47,19 +50,21 @@ export type RunProgress = z.infer<typeof runProgressSchema>;
 
 const latency = z.number().min(0);
 
+const loadFigures = {
+  requests: count,
+  bought: count,
+  soldOut: count,
+  busy: count,
+  errors: count,
+  durationMs: runLengthMs,
+  latencyMs: z.object({ p50: latency, p95: latency, p99: latency, max: latency.optional() }).strict(),
+};
+
+/** What a run keeps of any tool's summary: k6's is read into these figures, then held to the same bounds. */
+export const loadSummarySchema = z.object(loadFigures).strict();
+
 /** The built-in driver's summary. */
-const nodeSummarySchema = z
-  .object({
-    tool: z.literal("node"),
-    requests: count,
-    bought: count,
-    soldOut: count,
-    busy: count,
-    errors: count,
-    durationMs: z.number().positive(),
-    latencyMs: z.object({ p50: latency, p95: latency, p99: latency, max: latency.optional() }).strict(),
-  })
-  .strict();
+const nodeSummarySchema = z.object({ tool: z.literal("node"), ...loadFigures }).strict();
 
 /** k6's own handleSummary data, sent as is; the server reads the metrics it needs from it. */
 const k6SummarySchema = z
