@@ -7,6 +7,7 @@ import { claimDetails, claimStack, describeClaim, getStackClaim, releaseStackCla
 import { updateConfig } from "../sale/config";
 import { settleReservations } from "../purchase/reconciler";
 import { getSaleStats, getStock, resetSale, tagSaleWithRun, type SaleStats } from "../sale/sale";
+import { saleCounterKeys } from "../sale/keys";
 import { holdersInsideSale } from "../sale/switch";
 import { toRecord, type RunRecord, type TimelinePoint } from "./record";
 import { keepTimeline } from "../timeline/store";
@@ -53,13 +54,13 @@ function invariantsOf(stats: SaleStats) {
 
 /**
  * The figures a run keeps: the settled ones, STUCK rather than PASS when the sale had stopped
- * serving as its buyers left, or when a unit is still reserved after the settling — neither sold
- * nor back on the shelf, because the reconciler could not get the very lock that stopped serving
- * (or the order store is down). FAIL stays FAIL.
+ * serving as its buyers left, or when a unit reserved then is still reserved after the settling
+ * (`unsettled`) — neither sold nor back on the shelf, because the reconciler could not get the
+ * very lock that stopped serving (or the order store is down). FAIL stays FAIL.
  */
-function storedVerdict(atEnd: SaleStats, settled: SaleStats): SaleStats {
+function storedVerdict(atEnd: SaleStats, settled: SaleStats, unsettled: boolean): SaleStats {
   if (settled.verdict !== "PASS") return settled;
-  return atEnd.verdict === "STUCK" || settled.pendingUnits > 0 ? { ...settled, verdict: "STUCK" } : settled;
+  return atEnd.verdict === "STUCK" || unsettled ? { ...settled, verdict: "STUCK" } : settled;
 }
 
 /**
@@ -224,8 +225,14 @@ export async function completeRun(id: number, body: RunComplete): Promise<RunRec
   // Whether the sale still served when its buyers stopped, read before the settling: that can wait
   // 26 s, long enough for a stuck streak to age out of liveness' window and read "live".
   const atEnd = await getSaleStats(run.saleId);
+  const pendingKey = saleCounterKeys(run.saleId).pending;
+  const reservedAtEnd = await getRedis().hkeys(pendingKey);
   await settleReservations(run.saleId);
-  const stats = storedVerdict(atEnd, await getSaleStats(run.saleId));
+  // A unit reserved then and reserved still, 26 s on, was settled neither way. (Units reserved since,
+  // by buyers the tool stopped counting, are in flight, not stuck.)
+  const stillReserved = reservedAtEnd.length ? await getRedis().hmget(pendingKey, ...reservedAtEnd) : [];
+  const unsettled = stillReserved.some((entry) => entry !== null);
+  const stats = storedVerdict(atEnd, await getSaleStats(run.saleId), unsettled);
   const keys = runKeys(id);
   const redis = getRedis();
   const lastPoint = await sample(run.saleId, { ...summary, elapsedMs: summary.durationMs });
