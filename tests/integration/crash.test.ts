@@ -12,7 +12,7 @@ import type { TimelineView } from "@/lib/timeline/view";
 import { HONEST, currentSaleId, honest, pendingUnits, settledSale } from "../support/accounting";
 import { adminFetch, signIn } from "../support/admin";
 import { blast, instanceUrl, postBuy, prepareSale, stackControl } from "../support/stack";
-import { waitFor } from "../support/wait";
+import { sleep, waitFor } from "../support/wait";
 
 const STOCK = 20;
 
@@ -68,6 +68,32 @@ describe.each(["token-lua", "atomic"] as const)("%s, instance killed between the
     expect(honest(settled)).toEqual(HONEST);
     expect(settled.orders).toBe(6);
     expect(settled.orders + settled.remaining).toBe(STOCK);
+  });
+});
+
+describe("an instance that dies inside the critical section", () => {
+  it("counts as a holder no longer: the next holder, after the lease, is the only one inside", async () => {
+    await prepareSale({ strategy: "token-lua", workMs: 0, lockTtlMs: 1000, waitTimeoutMs: 10_000 }, STOCK);
+    const saleId = await currentSaleId();
+    await setFault("in-critical-section", 20_000);
+    const buying = buyThroughAppOne();
+    await waitFor(async () => (await getSaleStats()).holdersNow, { until: (inside) => inside === 1, timeoutMs: 10_000, intervalMs: 20, what: "app-1's buyer to be inside" });
+    // Stopped, not restarted (a kill is restarted at once, and a starting instance forgets its own
+    // holders): the instance is gone while its buyer was inside.
+    await stackControl("/apps/1/stop");
+    await buying;
+    await clearFaults();
+    try {
+      // The lease runs out (1 s); a buyer on app-2 gets the lock.
+      await sleep(1200);
+      expect((await postBuy(instanceUrl(1), "after-the-crash")).status).toBe(201);
+      const stats = await getSaleStats();
+      expect(stats.peakHolders).toBe(1);
+      expect(stats.holdersNow).toBe(0);
+    } finally {
+      await stackControl("/apps/1/start");
+    }
+    expect(honest(await settledSale(saleId))).toEqual(HONEST);
   });
 });
 

@@ -3,6 +3,7 @@
 // unless it keeps dying.
 
 import path from "node:path";
+import { SALE_KEY, saleCounterKeys } from "../../../lib/sale/keys";
 import { INSTANCE_NODE_FLAGS, bindAppSocket, handOver } from "../app-socket";
 import type { AppConfig } from "../config";
 import { StackError } from "../errors";
@@ -10,6 +11,7 @@ import { say, since, tail, warn } from "../log";
 import { ROOT } from "../paths";
 import { spawnGid } from "../network";
 import { httpStatus } from "../ports";
+import { redisReply } from "../resp";
 import {
   type ChildEnv,
   type ChildHandle,
@@ -145,9 +147,24 @@ export async function startApp(ctx: StackContext, app: App): Promise<number> {
   return t0;
 }
 
+/**
+ * An instance that exited is inside no critical section: its count of holders inside (kept per
+ * instance in Redis node 1, which only it takes back) is forgotten now. Left until the instance
+ * started again (instrumentation.ts), a holder killed inside counted on after its lease ran out,
+ * beside the next holder on the other instance: a safe lock's peak holders read 2.
+ */
+async function forgetHolders(ctx: StackContext, instance: string): Promise<void> {
+  const node = ctx.cfg.redis[0];
+  if (!node) return;
+  const saleId = await redisReply(node.host, node.port, ["HGET", SALE_KEY, "id"], 500).catch(() => undefined);
+  if (typeof saleId !== "string") return;
+  await redisReply(node.host, node.port, ["HDEL", saleCounterKeys(Number(saleId)).holders, instance], 500).catch(() => undefined);
+}
+
 function onAppExit(ctx: StackContext, app: App, handle: ChildHandle, exit: ExitInfo): void {
   if (app.handle !== handle) return;
   removePidFile(app.instance);
+  if (!ctx.stopping) void forgetHolders(ctx, app.instance);
   if (ctx.stopping || app.intentionalStop || app.state === "starting") {
     if (app.state !== "starting") app.state = "stopped";
     return;
