@@ -98,6 +98,12 @@ for (const locale of LOCALES) {
       await expect(phone.locator("form.join-form label")).toHaveText(MESSAGES[locale].join.label);
     }
     if (locale !== "en") await expect(phones[2]!.getByTestId("locale-pinned")).toContainText(LOCALE_NAMES[locale]);
+    // The document itself is in the room's language too (screen readers, the tab's title), for the
+    // phone whose browser asks for English and for the instructor's English projector.
+    for (const page of [phones[2]!, projector]) {
+      await expect(page.locator("html")).toHaveAttribute("lang", locale);
+      await expect(page).toHaveTitle(MESSAGES[locale].metadata.title);
+    }
 
     for (const [i, phone] of phones.entries()) {
       await phone.locator("#display-name").fill(names[i]!);

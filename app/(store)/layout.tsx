@@ -1,5 +1,7 @@
 import { getLocale } from "next-intl/server";
 import type { ReactNode } from "react";
+import { messagesFor } from "@/lib/i18n/messages";
+import { DocumentLanguage } from "../document-language";
 import { LanguageProvider } from "../language-provider";
 import { getRoom } from "../room-locale";
 import { SiteHeader } from "../site-header";
@@ -9,6 +11,7 @@ export default async function StoreLayout({ children }: { children: ReactNode })
   const [room, personal] = await Promise.all([getRoom(), getLocale()]);
   return (
     <LanguageProvider locale={room.locale} namespaces={["common", "errors", "store", "join", "winners"]}>
+      {room.locale !== personal && <DocumentLanguage locale={room.locale} title={messagesFor(room.locale).metadata.title} />}
       <SiteHeader locale={room.locale} personal={personal} {...(room.pinned ? { pinned: room.pinned } : {})} />
       <main>{children}</main>
     </LanguageProvider>

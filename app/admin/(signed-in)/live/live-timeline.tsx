@@ -1,7 +1,8 @@
 "use client";
 
-import { useTranslations } from "next-intl";
+import { useLocale, useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
+import { LOCALE_HEADER } from "@/lib/i18n/locales";
 import type { TimelineView } from "@/lib/timeline/view";
 import { HolderTimeline } from "../sales/[id]/timeline/holder-timeline";
 import { useErrorText } from "../../../use-error-text";
@@ -17,6 +18,8 @@ const REFETCH_MS = 1000;
 export function LiveTimeline({ saleId, changeKey }: { saleId: number; changeKey: string }) {
   const t = useTranslations();
   const errorText = useErrorText();
+  // The room's language (the projector's), for the server's own error messages too.
+  const locale = useLocale();
   const [view, setView] = useState<TimelineView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const lastFetch = useRef(0);
@@ -26,7 +29,7 @@ export function LiveTimeline({ saleId, changeKey }: { saleId: number; changeKey:
     const wait = Math.max(0, lastFetch.current + REFETCH_MS - Date.now());
     const timer = setTimeout(() => {
       lastFetch.current = Date.now();
-      fetch(`/api/admin/sales/${saleId}/timeline`, { cache: "no-store" })
+      fetch(`/api/admin/sales/${saleId}/timeline`, { cache: "no-store", headers: { [LOCALE_HEADER]: locale } })
         .then(async (response) => {
           const body = await response.json();
           if (!current) return;
@@ -41,7 +44,7 @@ export function LiveTimeline({ saleId, changeKey }: { saleId: number; changeKey:
       current = false;
       clearTimeout(timer);
     };
-  }, [saleId, changeKey, t, errorText]);
+  }, [saleId, changeKey, t, errorText, locale]);
 
   if (error && !view) return <p className="notice error">{error}</p>;
   if (!view) return <p className="muted">{t("projector.loadingTimeline")}</p>;

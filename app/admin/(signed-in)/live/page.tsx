@@ -1,9 +1,10 @@
 import Link from "next/link";
-import { getTranslations } from "next-intl/server";
 import { requireAdminPage } from "@/lib/auth/guard";
 import { listStrategies } from "@/lib/locks/registry";
 import { getExposure, qrSvg } from "@/lib/workshop/exposure";
 import { getAdminLiveSnapshot } from "@/lib/workshop/live";
+import { getLocale, getTranslations } from "next-intl/server";
+import { DocumentLanguage } from "../../../document-language";
 import { LanguageProvider } from "../../../language-provider";
 import { getRoom } from "../../../room-locale";
 import { ProjectorView } from "./projector-view";
@@ -16,12 +17,13 @@ export const dynamic = "force-dynamic";
  */
 export default async function LivePage() {
   await requireAdminPage("/admin/live");
-  const [snapshot, exposure, room] = await Promise.all([getAdminLiveSnapshot(), getExposure(), getRoom()]);
+  const [snapshot, exposure, room, personal] = await Promise.all([getAdminLiveSnapshot(), getExposure(), getRoom(), getLocale()]);
   const t = await getTranslations({ locale: room.locale });
   const joinUrl = exposure.storeUrls[0] ?? "";
   const strategies = listStrategies().map((strategy) => ({ name: strategy.name, safe: strategy.safe }));
   return (
     <LanguageProvider locale={room.locale} className="dashboard projector">
+      {room.locale !== personal && <DocumentLanguage locale={room.locale} title={t("metadata.title")} />}
       <div className="toolbar">
         <h1>{t("projector.title")}</h1>
         <div>
