@@ -11,7 +11,7 @@ export default async function StoreLayout({ children }: { children: ReactNode })
   const [room, personal] = await Promise.all([getRoom(), getLocale()]);
   return (
     <LanguageProvider locale={room.locale} namespaces={["common", "errors", "store", "join", "winners"]}>
-      {room.locale !== personal && <DocumentLanguage locale={room.locale} title={messagesFor(room.locale).metadata.title} />}
+      <DocumentLanguage locale={room.locale} title={messagesFor(room.locale).metadata.title} personal={personal} personalTitle={messagesFor(personal).metadata.title} />
       <SiteHeader locale={room.locale} personal={personal} {...(room.pinned ? { pinned: room.pinned } : {})} />
       <main>{children}</main>
     </LanguageProvider>

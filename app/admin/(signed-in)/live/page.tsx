@@ -4,6 +4,7 @@ import { listStrategies } from "@/lib/locks/registry";
 import { getExposure, qrSvg } from "@/lib/workshop/exposure";
 import { getAdminLiveSnapshot } from "@/lib/workshop/live";
 import { getLocale, getTranslations } from "next-intl/server";
+import { messagesFor } from "@/lib/i18n/messages";
 import { DocumentLanguage } from "../../../document-language";
 import { LanguageProvider } from "../../../language-provider";
 import { getRoom } from "../../../room-locale";
@@ -23,7 +24,7 @@ export default async function LivePage() {
   const strategies = listStrategies().map((strategy) => ({ name: strategy.name, safe: strategy.safe }));
   return (
     <LanguageProvider locale={room.locale} className="dashboard projector">
-      {room.locale !== personal && <DocumentLanguage locale={room.locale} title={t("metadata.title")} />}
+      <DocumentLanguage locale={room.locale} title={t("metadata.title")} personal={personal} personalTitle={messagesFor(personal).metadata.title} />
       <div className="toolbar">
         <h1>{t("projector.title")}</h1>
         <div>
