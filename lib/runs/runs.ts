@@ -70,7 +70,18 @@ function storedVerdict(atEnd: SaleStats, settled: SaleStats, unsettled: boolean)
  */
 export async function assertStackFree(): Promise<void> {
   const claim = await getStackClaim();
-  if (claim) throw new RunConflictError("run_in_progress", `${describeClaim(claim)}; wait for it to finish`, claimDetails(claim));
+  if (!claim) return;
+  // A load run that has ended (completed, failed, cancelled) and still holds the stack: its claim
+  // outlived it (a release that did not land); it is let go rather than blocking the room for minutes.
+  // (A run with no row yet is starting: startRun takes the claim first.)
+  if (claim.kind === "run") {
+    const run = await getDb().run.findUnique({ where: { id: claim.id }, select: { status: true } });
+    if (run && run.status !== "running") {
+      await releaseStackClaim(claim);
+      return;
+    }
+  }
+  throw new RunConflictError("run_in_progress", `${describeClaim(claim)}; wait for it to finish`, claimDetails(claim));
 }
 
 /** How long a run's claim on the stack outlives its last report: a load tool that died lets go. */

@@ -145,7 +145,7 @@ describe("with a session", () => {
     expect(String(malformed.json.message)).toBe('no run "abc": run ids are positive whole numbers');
   });
 
-  it("while a run holds the stack, a switch, a reset and a drop are refused 409 and change nothing", async () => {
+  it("while a run holds the stack, a switch, a reset, a drop and the lab's reset are refused 409 and change nothing", async () => {
     const created = await adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", initialStock: 20, vus: 1, durationMs: 60_000 });
     expect(created.status, created.text).toBe(201);
     const runId = (created.json as { run: { id: number } }).run.id;
@@ -155,6 +155,7 @@ describe("with a session", () => {
         ["PUT", "/api/admin/config", { strategy: "none" }],
         ["POST", "/api/admin/sale", { initialStock: 5 }],
         ["POST", "/api/admin/drop", { stock: 5, countdownS: 0 }],
+        ["POST", "/api/admin/lab/reset", undefined],
       ] as const) {
         const refused = await adminFetch(cookie, method, path, body);
         expect(refused.status, `${method} ${path}`).toBe(409);

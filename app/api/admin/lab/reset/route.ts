@@ -3,6 +3,7 @@ import { HttpError, methodNotAllowed } from "@/lib/http/errors";
 import { getActiveFaults } from "@/lib/lab/fault-actions";
 import { getActiveLabRunId } from "@/lib/lab/lab-runs";
 import { resetLab } from "@/lib/lab/runner";
+import { assertStackFree } from "@/lib/runs/runs";
 import { claimDetails } from "@/lib/stack/claim";
 
 export const dynamic = "force-dynamic";
@@ -13,6 +14,9 @@ export const POST = adminRoute(async () => {
   if (running) {
     throw new HttpError(409, "lab_run_in_progress", `Lab run ${running} is still going; it resets everything when it ends.`, claimDetails({ kind: "lab", id: running }));
   }
+  // A load run's record is of one strategy: "Reset everything" (the strategy back to its default, the
+  // held lock deleted) waits for it too.
+  await assertStackFree();
   await resetLab();
   return Response.json({ faults: await getActiveFaults() });
 });
