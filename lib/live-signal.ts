@@ -1,4 +1,4 @@
-import { getRedis } from "./redis";
+import { getRedis, hasOpenRedis } from "./redis";
 import { processSingleton } from "./process-singleton";
 
 /**
@@ -26,7 +26,9 @@ export function announceChange(): void {
   if (wait <= 0) return publish();
   state.trailing = setTimeout(() => {
     state.trailing = undefined;
-    publish();
+    // A script that announced twice and closed its clients meanwhile (npm run strategy): opening
+    // them again to announce would keep it from ever exiting.
+    if (hasOpenRedis()) publish();
   }, wait);
   state.trailing.unref?.();
 }

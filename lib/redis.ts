@@ -114,6 +114,13 @@ export function getWatchConnection(): Redis {
   return reg.watch;
 }
 
+/** Whether this process has Redis clients open (not before the first use, nor after closeRedis). */
+export function hasOpenRedis(): boolean {
+  const reg = processSingleton<RedisRegistry | undefined>(SLOT, () => undefined);
+  if (!reg) forgetProcessSingleton(SLOT);
+  return reg !== undefined;
+}
+
 export async function closeRedis(): Promise<void> {
   const reg = processSingleton<RedisRegistry | undefined>(SLOT, () => undefined);
   forgetProcessSingleton(SLOT);

@@ -50,17 +50,18 @@ export function sampleEvents(
 }
 
 /**
- * A stored sample's numbers (SaleTimeline.sampled, a text column: they are kept as JSON in it).
- * A timeline kept before they were, with an English sentence there, has none to show.
+ * A stored sample's numbers (SaleTimeline.sampled, a text column: they are kept as JSON in it). A
+ * timeline kept before they were holds the English sentence it was shown with then: given as is.
  */
-export function sampleOfStored(stored: string | null | undefined): TimelineSample | undefined {
+export function sampleOfStored(stored: string | null | undefined): TimelineSample | string | undefined {
+  if (!stored) return undefined;
   let value: Partial<Record<keyof TimelineSample, unknown>> | null;
   try {
-    value = JSON.parse(stored ?? "null") as typeof value;
+    value = JSON.parse(stored) as typeof value;
   } catch {
-    return undefined;
+    return stored;
   }
   const { shown, holders, anomalous, every } = value ?? {};
   const counts = [shown, holders, anomalous, every];
-  return counts.every((n) => Number.isInteger(n) && (n as number) >= 0) ? ({ shown, holders, anomalous, every } as TimelineSample) : undefined;
+  return counts.every((n) => Number.isInteger(n) && (n as number) >= 0) ? ({ shown, holders, anomalous, every } as TimelineSample) : stored;
 }

@@ -14,9 +14,9 @@ export interface TimelineView {
   readonly recorded: number;
   /**
    * A big run keeps every event of the holders around an anomaly and a sample of the others: the
-   * page says so, from these counts.
+   * page says so, from these counts (a timeline kept before they were: the English sentence it kept).
    */
-  readonly sampled?: TimelineSample;
+  readonly sampled?: TimelineSample | string;
   /** How far a client-side stamp (acquired, released…) may be off Redis' clock, in ms. */
   readonly clockErrorMs: number;
   readonly report: AnomalyReport;

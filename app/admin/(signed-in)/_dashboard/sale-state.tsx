@@ -35,12 +35,18 @@ export function SaleProvider({ initialSale, children }: { initialSale: SaleStats
   const [sale, setSale] = useState(initialSale);
   const asked = useRef(0);
   const shown = useRef(0);
+  /** When the figures shown were read: the page's own render at first (set when it mounts), then each answer's. */
+  const readAt = useRef<number | null>(null);
+  useEffect(() => {
+    readAt.current ??= Date.now();
+  }, []);
 
   const updateSale = useCallback(async (request: () => Promise<Answer>) => {
     const number = ++asked.current;
     const result = await request();
     if (result.ok && result.body.sale && number >= shown.current) {
       shown.current = number;
+      readAt.current = Date.now();
       setSale(result.body.sale);
     }
     return result;
@@ -48,18 +54,13 @@ export function SaleProvider({ initialSale, children }: { initialSale: SaleStats
 
   const [stale, setStale] = useState<StaleFigures | undefined>();
   const errorText = useErrorText();
-  /** When the figures shown were last read by the poll (before its first answer: unknown, so now). */
-  const readAt = useRef<number | null>(null);
   const refreshSale = useCallback(
     async (signal?: AbortSignal) => {
       // When the figures cannot be read the card keeps its last ones, marked as old: never as if current.
       const markStale = (reason: string) => setStale((already) => already ?? { since: readAt.current ?? Date.now(), reason });
       try {
         const answer = await updateSale(() => send("GET", "/api/admin/sale", undefined, signal));
-        if (answer.ok) {
-          readAt.current = Date.now();
-          setStale(undefined);
-        }
+        if (answer.ok) setStale(undefined);
         else markStale(errorText(answer.body as { code?: unknown; message?: unknown }, `HTTP ${answer.status}`));
       } catch (error) {
         if (!signal?.aborted) markStale((error as Error).message);

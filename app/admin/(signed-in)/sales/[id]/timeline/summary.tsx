@@ -27,7 +27,7 @@ export function Summary({ view }: { view: TimelineView }) {
         {t("summaryClock", { ms: view.clockErrorMs })}
         {view.recorded > view.events.length && t("summaryShown", { shown: view.events.length, recorded: view.recorded })}
         {/* How a big run's timeline was sampled, counted when it was kept (lib/timeline/sample.ts). */}
-        {view.sampled && t("sampled", { ...view.sampled })}
+        {view.sampled && (typeof view.sampled === "string" ? ` ${view.sampled}.` : t("sampled", { ...view.sampled }))}
         {view.live && t("summaryLive")}
       </p>
     </div>
