@@ -19,14 +19,15 @@ it("a signed-out cookie is refused, while another session goes on", async () => 
   expect((await adminFetch(other, "GET", "/api/admin/config")).status).toBe(200);
 });
 
+/** A sign-in straight to an instance, as nginx would pass on a phone's request: X-Real-IP says who asked. */
+const from = (address: string, password: string) =>
+  fetch(`${instanceUrl(0)}/api/admin/session`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-real-ip": address },
+    body: JSON.stringify({ password }),
+  });
+
 it("ten wrong passwords from one address, then that address is refused even the right one for a while; others are not", async () => {
-  // Straight to an instance, as nginx would pass on a phone's request: X-Real-IP says who asked.
-  const from = (address: string, password: string) =>
-    fetch(`${instanceUrl(0)}/api/admin/session`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-real-ip": address },
-      body: JSON.stringify({ password }),
-    });
   const guesser = `10.250.${Date.now() % 250}.${process.pid % 250}`;
   for (let guess = 0; guess < 10; guess++) expect((await from(guesser, `guess-${guess}`)).status).toBe(401);
   const limited = await from(guesser, adminPassword());
@@ -37,17 +38,12 @@ it("ten wrong passwords from one address, then that address is refused even the 
 });
 
 it("a hundred wrong passwords sent at once from one address get ten checked, the rest 429; right ones use up nothing", async () => {
-  const from = (address: string, password: string) =>
-    fetch(`${instanceUrl(0)}/api/admin/session`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-real-ip": address },
-      body: JSON.stringify({ password }),
-    }).then((response) => response.status);
+  const status = (address: string, password: string) => from(address, password).then((response) => response.status);
   // Twelve right passwords from one address, one after another: more than the window's ten.
   const admin = `10.252.${Date.now() % 250}.${process.pid % 250}`;
-  for (let i = 0; i < 12; i++) expect(await from(admin, adminPassword())).toBe(200);
+  for (let i = 0; i < 12; i++) expect(await status(admin, adminPassword())).toBe(200);
   const guesser = `10.253.${Date.now() % 250}.${process.pid % 250}`;
-  const statuses = await Promise.all(Array.from({ length: 100 }, (_, guess) => from(guesser, `guess-${guess}`)));
+  const statuses = await Promise.all(Array.from({ length: 100 }, (_, guess) => status(guesser, `guess-${guess}`)));
   const counted = statuses.reduce<Record<number, number>>((all, status) => ({ ...all, [status]: (all[status] ?? 0) + 1 }), {});
   expect(counted).toEqual({ 401: 10, 429: 90 });
 });
