@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { getEnv } from "../env";
 import { AppError } from "../errors";
 import { getRedis } from "../redis";
+import { redisScript, runScript } from "../redis-script";
 import { sameSecret } from "../same-secret";
 
 /**
@@ -84,6 +85,17 @@ const SIGN_IN_FAILURES_ALLOWED = 10;
 const SIGN_IN_WINDOW_MS = 60_000;
 const failuresKey = (address: string) => `locklab:admin:sign-in-failures:${address}`;
 
+/**
+ * A right password's attempt given back, only into the window that counted it: when that window
+ * has expired meanwhile, there is nothing to give back to. (A plain DECR there made the counter
+ * anew at -1, with no expiry: the next window allowed one wrong password more.)
+ */
+const GIVE_BACK_ATTEMPT = redisScript(`
+-- KEYS[1]: the address's failures counter. Only a live counter above 0 is decremented.
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then return redis.call('DECR', KEYS[1]) end
+return 0
+`, 1);
+
 export class TooManySignInsError extends AppError {
   override name = "TooManySignInsError";
   readonly status = 429;
@@ -107,7 +119,7 @@ export async function takeSignInAttempt(address: string): Promise<{ passwordRigh
   // The window starts with its first attempt and is not pushed back by the next ones.
   const [[, taken], , [, ttl]] = (await redis.multi().incr(key).pexpire(key, SIGN_IN_WINDOW_MS, "NX").pttl(key).exec()) as [[unknown, number], unknown, [unknown, number]];
   if (taken > SIGN_IN_FAILURES_ALLOWED) throw new TooManySignInsError(ttl > 0 ? ttl : SIGN_IN_WINDOW_MS);
-  return { passwordRight: async () => void (await redis.decr(key)) };
+  return { passwordRight: async () => void (await runScript(redis, GIVE_BACK_ATTEMPT, [key])) };
 }
 
 export function sessionCookieOptions(secure: boolean) {

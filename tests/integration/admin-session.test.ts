@@ -3,6 +3,8 @@
  * worthless from then on — and wrong passwords are limited per address.
  */
 import { expect, it } from "vitest";
+import { takeSignInAttempt } from "@/lib/auth/session";
+import { getRedis } from "@/lib/redis";
 import { adminFetch, adminPassword, signIn } from "../support/admin";
 import { instanceUrl } from "../support/stack";
 
@@ -46,4 +48,18 @@ it("a hundred wrong passwords sent at once from one address get ten checked, the
   const statuses = await Promise.all(Array.from({ length: 100 }, (_, guess) => status(guesser, `guess-${guess}`)));
   const counted = statuses.reduce<Record<number, number>>((all, status) => ({ ...all, [status]: (all[status] ?? 0) + 1 }), {});
   expect(counted).toEqual({ 401: 10, 429: 90 });
+});
+
+it("a right password whose window expired while it was checked gives nothing back to the next window", async () => {
+  // The window of one address ends between its attempt being taken and its right password giving it back.
+  const address = `10.254.${Date.now() % 250}.${process.pid % 250}`;
+  const key = `locklab:admin:sign-in-failures:${address}`;
+  const attempt = await takeSignInAttempt(address);
+  await getRedis().del(key);
+  await attempt.passwordRight();
+  expect(await getRedis().exists(key)).toBe(0);
+  // The next window allows its ten wrong passwords and no more.
+  for (let guess = 0; guess < 10; guess++) await takeSignInAttempt(address);
+  await expect(takeSignInAttempt(address)).rejects.toMatchObject({ code: "too_many_attempts" });
+  await getRedis().del(key);
 });
