@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import { getDb } from "../db";
 import { getRedis } from "../redis";
 import { sameSecret } from "../same-secret";
@@ -82,6 +82,36 @@ export async function assertStackFree(): Promise<void> {
     }
   }
   throw new RunConflictError("run_in_progress", `${describeClaim(claim)}; wait for it to finish`, claimDetails(claim));
+}
+
+/** Bounds an admin's change of the sale holds the claim for, and waits for another change before it. */
+const CHANGE_CLAIM_MS = 60_000;
+const CHANGE_WAIT_MS = 15_000;
+
+/**
+ * Runs an admin's change of the sale (a switch, a reset, a drop, the lab's reset) while holding the
+ * stack's claim, so that "no run holds the stack" stays true until the change is made. Checked
+ * first and changed after, a load run could claim the stack in between: its own switch went first,
+ * the admin's replaced it, and the run was stored under a strategy it did not run. A run or a lab
+ * run holding the claim refuses the change (409, as assertStackFree); another admin's change is
+ * waited for, as switches always were.
+ */
+export async function whileStackFree<T>(change: () => Promise<T>): Promise<T> {
+  const holder = { kind: "change", id: randomInt(1, 2 ** 31 - 1) } as const;
+  const waitUntil = Date.now() + CHANGE_WAIT_MS;
+  while (!(await claimStack(holder, CHANGE_CLAIM_MS))) {
+    const claim = await getStackClaim();
+    if (claim?.kind === "change" && Date.now() < waitUntil) await new Promise((resolve) => setTimeout(resolve, 20));
+    // A run's or a lab's claim refuses the change; one left by an ended run is let go, and the claim taken again.
+    else if (claim?.kind !== "change") await assertStackFree();
+    else throw new RunConflictError("run_in_progress", `${describeClaim(claim)}; wait for it to finish`, claimDetails(claim));
+  }
+  try {
+    return await change();
+  } finally {
+    // A claim that cannot be let go (its Redis node down) lapses by its TTL; the change's own answer stands.
+    await releaseStackClaim(holder).catch(() => {});
+  }
 }
 
 /** How long a run's claim on the stack outlives its last report: a load tool that died lets go. */

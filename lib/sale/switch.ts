@@ -22,7 +22,8 @@ import { CONFIG_KEY, SALE_KEY, saleCounterKeys } from "./keys";
  * Switches are serialised by a token lock of their own.
  */
 const DRAIN_MAX_MS = 5000;
-const SWITCH_LOCK_KEY = "locklab:switching";
+/** Held by the switch in progress (exported for the tests that hold it as a slow switch would). */
+export const SWITCH_LOCK_KEY = "locklab:switching";
 const SWITCH_LOCK_TTL_MS = 15_000;
 
 /** Compare-and-delete, as the token lock releases (a switch never deletes another's claim). */

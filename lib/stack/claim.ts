@@ -3,7 +3,8 @@ import { getRedis } from "../redis";
 
 /**
  * One claim on the stack, held by a load run or a lab run while it uses it (lab cases stop nodes
- * and kill instances; a load run resets the sale): whoever holds it, nobody else can start. It is
+ * and kill instances; a load run resets the sale), and by an admin's change of the sale (a switch,
+ * a reset, a drop) for the moment it takes: whoever holds it, nobody else can start. It is
  * the project's own token lock — `SET NX PX` with the holder's unique token, Lua compare-and-delete
  * and compare-and-renew — not the SET NX / unconditional DEL the lab teaches against. A holder that
  * dies leaves a claim that expires by its TTL.
@@ -11,7 +12,7 @@ import { getRedis } from "../redis";
 const CLAIM_KEY = "locklab:stack-claim";
 const CLAIM_CHANNEL = "locklab:released:stack-claim";
 
-export type ClaimHolder = { readonly kind: "run" | "lab"; readonly id: number };
+export type ClaimHolder = { readonly kind: "run" | "lab" | "change"; readonly id: number };
 
 const tokenOf = (holder: ClaimHolder) => `${holder.kind}:${holder.id}`;
 
@@ -33,7 +34,7 @@ export async function releaseStackClaim(holder: ClaimHolder): Promise<void> {
 /** Who holds the claim now, if anyone. */
 export async function getStackClaim(): Promise<ClaimHolder | undefined> {
   const value = await getRedis().get(CLAIM_KEY);
-  const match = /^(run|lab):(\d+)$/.exec(value ?? "");
+  const match = /^(run|lab|change):(\d+)$/.exec(value ?? "");
   return match ? { kind: match[1] as ClaimHolder["kind"], id: Number(match[2]) } : undefined;
 }
 
@@ -48,5 +49,6 @@ export function claimDetails(holder: ClaimHolder | undefined): { claimKind: Clai
 /** A sentence for the one who was refused. */
 export function describeClaim(holder: ClaimHolder | undefined): string {
   if (!holder) return "another run is starting";
+  if (holder.kind === "change") return "the sale is being switched, reset or dropped right now";
   return holder.kind === "run" ? `load run ${holder.id} is using the stack` : `lab run ${holder.id} is using the stack`;
 }

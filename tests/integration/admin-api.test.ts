@@ -7,11 +7,13 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
+import { getRedis } from "@/lib/redis";
 import { getConfig, resetConfig } from "@/lib/sale/config";
+import { SWITCH_LOCK_KEY } from "@/lib/sale/switch";
 import { settledSale } from "../support/accounting";
 import { adminFetch, signIn } from "../support/admin";
 import { PUBLIC_URL, blast, getSaleStats, instanceUrl, prepareSale } from "../support/stack";
-import { waitFor } from "../support/wait";
+import { sleep, waitFor } from "../support/wait";
 
 const ADMIN_ROUTES: readonly [string, string, unknown?][] = [
   ["GET", "/api/admin/config"],
@@ -165,6 +167,36 @@ describe("with a session", () => {
       expect(await snapshot()).toEqual(before);
     } finally {
       expect((await adminFetch(cookie, "POST", `/api/admin/runs/${runId}/cancel`)).status).toBe(200);
+    }
+    expect((await adminFetch(cookie, "PUT", "/api/admin/config", { strategy: "token-lua" })).status).toBe(200);
+  });
+
+  it("a switch sent just before a run starts never replaces the run's strategy under it", async () => {
+    // Another switch is in progress (its lock held, as a switch holds it while the sale drains), so
+    // both the admin's switch and the run's own wait for it; whichever goes first, the run must run
+    // what it is stored under. Checked first and switched after, the admin's switch landed after the
+    // run's own in about half of the tries, and the run was stored under a strategy it did not run.
+    const redis = getRedis();
+    for (let attempt = 0; attempt < 6; attempt++) {
+      expect(await redis.set(SWITCH_LOCK_KEY, "a-slow-switch", "PX", 5000, "NX")).toBe("OK");
+      const switched = adminFetch(cookie, "PUT", "/api/admin/config", { strategy: "none" });
+      await sleep(100);
+      const started = adminFetch(cookie, "POST", "/api/admin/runs", { strategy: "token-lua", initialStock: 20, vus: 1, durationMs: 60_000 });
+      await sleep(300);
+      await redis.del(SWITCH_LOCK_KEY);
+      const [switch_, run] = await Promise.all([switched, started]);
+      const active = (await getConfig()).strategy;
+      if (run.status === 201) {
+        const runId = (run.json as { run: { id: number } }).run.id;
+        expect(active, `run ${runId} stored under token-lua, the switch answered ${switch_.status}`).toBe("token-lua");
+        expect((await adminFetch(cookie, "POST", `/api/admin/runs/${runId}/cancel`)).status).toBe(200);
+      } else {
+        // The switch held the stack while it waited: the run was told so, and started nothing.
+        expect(run.status, run.text).toBe(409);
+        expect(run.json).toMatchObject({ code: "run_in_progress", claimKind: "change" });
+        expect(switch_.status).toBe(200);
+        expect(active).toBe("none");
+      }
     }
     expect((await adminFetch(cookie, "PUT", "/api/admin/config", { strategy: "token-lua" })).status).toBe(200);
   });

@@ -113,6 +113,8 @@ describe("API errors in the request's language", () => {
     expect(starting.body.message).toBe("別の実行が始まるところです。終わるまでお待ちください。");
     const lab = await answer(new HttpError(409, "lab_run_in_progress", "load run 12 is using the stack", claimDetails({ kind: "run", id: 12 })), "zh-CN");
     expect(lab.body.message).toBe("第 12 次负载运行正在使用集群，请等它结束。");
+    const changing = await answer(new RunConflictError("run_in_progress", "the sale is being switched", claimDetails({ kind: "change", id: 81 })), "zh-CN");
+    expect(changing.body).toMatchObject({ claimKind: "change", message: "正在切换或重置抢购，或开启发售，请稍后再试。" });
     const finished = await answer(new RunConflictError("run_finished", "run 7 is already failed", { runId: 7, status: "failed" }), "ko");
     expect(finished.body.message).toBe("실행 #7: 이미 끝났습니다 (실패). 더 이상 보고를 받지 않습니다.");
   });

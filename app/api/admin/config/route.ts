@@ -1,6 +1,6 @@
 import { adminRoute } from "@/lib/auth/guard";
 import { methodNotAllowed } from "@/lib/http/errors";
-import { assertStackFree } from "@/lib/runs/runs";
+import { whileStackFree } from "@/lib/runs/runs";
 import { readJsonBody } from "@/lib/http/read-json";
 import { getConfig, updateConfig } from "@/lib/sale/config";
 import { lockConfigUpdateSchema } from "@/lib/validations/config";
@@ -15,8 +15,7 @@ export const GET = adminRoute(async () => {
 /** Switch strategy and/or knobs for every instance at once. */
 export const PUT = adminRoute(async (request) => {
   const update = lockConfigUpdateSchema.parse(await readJsonBody(request));
-  await assertStackFree();
-  return Response.json({ config: await updateConfig(update) });
+  return Response.json({ config: await whileStackFree(() => updateConfig(update)) });
 });
 
 export const POST = PUT;

@@ -1,6 +1,6 @@
 import { adminRoute } from "@/lib/auth/guard";
 import { methodNotAllowed } from "@/lib/http/errors";
-import { assertStackFree } from "@/lib/runs/runs";
+import { whileStackFree } from "@/lib/runs/runs";
 import { readJsonBody } from "@/lib/http/read-json";
 import { storeCall } from "@/lib/store-call";
 import { dropCreateSchema } from "@/lib/validations/workshop";
@@ -12,8 +12,7 @@ export const dynamic = "force-dynamic";
 /** Start a drop: a new sale of `stock` units that opens for everyone after `countdownS`. */
 export const POST = adminRoute(async (request) => {
   const input = dropCreateSchema.parse(await readJsonBody(request));
-  await assertStackFree();
-  const sale = await storeCall(() => startDrop(input));
+  const sale = await storeCall(() => whileStackFree(() => startDrop(input)));
   return Response.json(
     { sale: { id: sale.id, initialStock: sale.initialStock, onePerBuyer: sale.onePerBuyer, ...(sale.locale ? { locale: sale.locale } : {}) }, drop: dropOf(sale) },
     { status: 201 },

@@ -1,6 +1,6 @@
 import { adminRoute } from "@/lib/auth/guard";
 import { methodNotAllowed } from "@/lib/http/errors";
-import { assertStackFree } from "@/lib/runs/runs";
+import { whileStackFree } from "@/lib/runs/runs";
 import { readJsonBody } from "@/lib/http/read-json";
 import { getSaleStats, resetSale } from "@/lib/sale/sale";
 import { saleResetSchema } from "@/lib/validations/sale";
@@ -14,8 +14,7 @@ export const GET = adminRoute(async () => {
 /** Reset the sale: a new sale with fresh stock; earlier orders stay with their sale. */
 export const POST = adminRoute(async (request) => {
   const input = saleResetSchema.parse(await readJsonBody(request));
-  await assertStackFree();
-  await resetSale(input);
+  await whileStackFree(() => resetSale(input));
   return Response.json({ sale: await getSaleStats() }, { status: 201 });
 });
 

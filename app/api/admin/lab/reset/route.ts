@@ -3,7 +3,7 @@ import { HttpError, methodNotAllowed } from "@/lib/http/errors";
 import { getActiveFaults } from "@/lib/lab/fault-actions";
 import { getActiveLabRunId } from "@/lib/lab/lab-runs";
 import { resetLab } from "@/lib/lab/runner";
-import { assertStackFree } from "@/lib/runs/runs";
+import { whileStackFree } from "@/lib/runs/runs";
 import { claimDetails } from "@/lib/stack/claim";
 
 export const dynamic = "force-dynamic";
@@ -16,8 +16,7 @@ export const POST = adminRoute(async () => {
   }
   // A load run's record is of one strategy: "Reset everything" (the strategy back to its default, the
   // held lock deleted) waits for it too.
-  await assertStackFree();
-  await resetLab();
+  await whileStackFree(() => resetLab());
   return Response.json({ faults: await getActiveFaults() });
 });
 
