@@ -17,6 +17,32 @@ export abstract class AppError extends Error {
   readonly ruleRefusal?: boolean;
 }
 
+/** The values an error's translated message may use: its details' plain fields, and how long to wait. */
+export function errorValues(error: AppError): Record<string, string | number> {
+  const values: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(error.details ?? {})) {
+    if (typeof value === "string" || typeof value === "number") values[name] = value;
+  }
+  if (error.retryAfterS !== undefined) values.retryAfterS = error.retryAfterS;
+  return values;
+}
+
+/**
+ * What a record keeps of an error it cannot answer with at once (a lab case's): its English
+ * message, and its code and values when it has them, so whoever reads the record later can say it
+ * in their own language (app/api/admin/lab/runs/[id]).
+ */
+export interface KeptError {
+  readonly error: string;
+  readonly errorCode?: string;
+  readonly errorValues?: Readonly<Record<string, string | number>>;
+}
+
+export function keptError(error: unknown): KeptError {
+  const message = error instanceof Error ? error.message : String(error);
+  return error instanceof AppError ? { error: message, errorCode: error.code, errorValues: errorValues(error) } : { error: message };
+}
+
 /** 404 for a record named by id in a URL (a run, a sale): `id` as the caller wrote it. */
 export abstract class NotFoundError extends AppError {
   readonly status = 404;

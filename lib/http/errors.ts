@@ -1,6 +1,6 @@
 import { createTranslator } from "next-intl";
 import { ZodError, type core } from "zod";
-import { AppError, StoreUnavailableError } from "../errors";
+import { AppError, StoreUnavailableError, errorValues } from "../errors";
 import { DEFAULT_LOCALE, localeOfRequest, type Locale } from "../i18n/locales";
 import { messagesFor, type Messages } from "../i18n/messages";
 import { isConnectionError } from "../store-call";
@@ -32,16 +32,6 @@ export function jsonError(status: number, body: ErrorBody, headers?: HeadersInit
 /** `apiErrors` holds the codes' messages and, as objects, the field messages (`fields`, `issues`, `checks`). */
 type ApiErrorCode = { [Code in keyof Messages["apiErrors"]]: Messages["apiErrors"][Code] extends string ? Code : never }[keyof Messages["apiErrors"]];
 type TranslationValues = Record<string, string | number>;
-
-/** The ICU values an error's message may use: its details' plain fields, and how long to wait. */
-function valuesOf(error: AppError): TranslationValues {
-  const values: TranslationValues = {};
-  for (const [name, value] of Object.entries(error.details ?? {})) {
-    if (typeof value === "string" || typeof value === "number") values[name] = value;
-  }
-  if (error.retryAfterS !== undefined) values.retryAfterS = error.retryAfterS;
-  return values;
-}
 
 /**
  * An error's human message in `locale`, by its stable code (messages/<locale>.json, `apiErrors`):
@@ -108,7 +98,7 @@ function fieldMessage(field: string, issue: core.$ZodIssue, locale: Locale): str
 export function errorResponse(error: unknown, extra: Record<string, unknown> = {}, locale: Locale = DEFAULT_LOCALE): Response {
   if (error instanceof AppError) {
     const headers = error.retryAfterS === undefined ? undefined : { "retry-after": String(error.retryAfterS) };
-    const message = humanMessage(error.code, error.message, valuesOf(error), locale);
+    const message = humanMessage(error.code, error.message, errorValues(error), locale);
     return jsonError(error.status, { code: error.code, message, ...error.details, ...extra }, headers);
   }
   if (error instanceof ZodError) {

@@ -1,3 +1,4 @@
+import type { KeptError } from "../errors";
 import { getRedis } from "../redis";
 import type { Verdict } from "../sale/accounting";
 import { claimStack, getStackClaim, releaseStackClaim } from "../stack/claim";
@@ -68,7 +69,10 @@ export interface LabCaseRecord {
   /** Set once the case's sale exists, so its timeline can be watched while it runs. */
   saleId?: number;
   outcome?: CaseOutcome;
+  /** Why the case could not be played: the error's English message, and its code and values to translate it by. */
   error?: string;
+  errorCode?: KeptError["errorCode"];
+  errorValues?: KeptError["errorValues"];
 }
 
 export interface LabRunRecord {
@@ -81,6 +85,8 @@ export interface LabRunRecord {
   /** Every case came out as expected. */
   asExpected?: boolean;
   error?: string;
+  errorCode?: KeptError["errorCode"];
+  errorValues?: KeptError["errorValues"];
 }
 
 const key = (id: number) => `locklab:lab-run:${id}`;

@@ -6,7 +6,9 @@ import { lockKey } from "../locks/keys";
 import { SKU } from "../sale/keys";
 import { settleReservations } from "../purchase/reconciler";
 import { clearLocks, getCurrentSale, getSaleStats, resetSale } from "../sale/sale";
+import { keptError } from "../errors";
 import { burst, type BurstResult } from "./burst";
+import { LabResetError, LabWaitTimeoutError } from "./errors";
 import { clearFaults, setFault } from "./faults";
 import { MAX_PLAYS, faultDidNotForm, finishLabRun, getLabRun, saveLabRun, type CaseOutcome, type LabRunRecord } from "./lab-runs";
 import { ALL_PITFALLS, type LabCase, type LabStep, type Pitfall, type Via, type WaitFor } from "./scenario-types";
@@ -67,7 +69,7 @@ async function waitUntil(what: WaitFor, timeoutMs: number, orGoOn = false): Prom
     if (ready) return;
     await sleep(what === "instances-ready" || what === "sentinel-pair-settled" ? 200 : 20);
   }
-  if (!orGoOn) throw new Error(`timed out waiting until ${what}`);
+  if (!orGoOn) throw new LabWaitTimeoutError(what, timeoutMs);
 }
 
 interface CaseState {
@@ -270,7 +272,7 @@ export async function runLabRun(labRunId: number): Promise<LabRunRecord> {
         entry.status = "done";
       } catch (error) {
         entry.status = "error";
-        entry.error = (error as Error).message;
+        Object.assign(entry, keptError(error));
       }
       await saveLabRun(record);
     }
@@ -278,11 +280,11 @@ export async function runLabRun(labRunId: number): Promise<LabRunRecord> {
     record.asExpected = record.cases.every((entry) => entry.outcome?.asExpected === true);
   } catch (error) {
     record.status = "failed";
-    record.error = (error as Error).message;
+    Object.assign(record, keptError(error));
     record.asExpected = false;
   } finally {
     await resetLab().catch((error) => {
-      record.error = `reset failed: ${(error as Error).message}`;
+      Object.assign(record, keptError(new LabResetError(error)));
     });
     record.finishedAt = new Date().toISOString();
     await finishLabRun(record);

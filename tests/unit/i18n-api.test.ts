@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { HttpError, errorResponse, publicRoute } from "@/lib/http/errors";
+import { keptError } from "@/lib/errors";
+import { HttpError, errorResponse, humanMessage, publicRoute } from "@/lib/http/errors";
 import { LOCALE_COOKIE, LOCALE_HEADER, localeOfRequest, negotiateLocale, type Locale } from "@/lib/i18n/locales";
 import { SoldOutError } from "@/lib/purchase/errors";
+import { LabResetError, LabWaitTimeoutError } from "@/lib/lab/errors";
 import { faultActionSchema } from "@/lib/lab/fault-action";
 import { RunConflictError } from "@/lib/runs/errors";
 import { RateLimitedError } from "@/lib/sale/rules/buyer-limit";
@@ -117,6 +119,19 @@ describe("API errors in the request's language", () => {
     expect(changing.body).toMatchObject({ claimKind: "change", message: "正在切换或重置抢购，或开启发售，请稍后再试。" });
     const finished = await answer(new RunConflictError("run_finished", "run 7 is already failed", { runId: 7, status: "failed" }), "ko");
     expect(finished.body.message).toBe("실행 #7: 이미 끝났습니다 (실패). 더 이상 보고를 받지 않습니다.");
+  });
+
+  it("say a lab case's error, kept in its record, in the reader's language when it has a code", () => {
+    const say = (error: unknown, locale: Locale) => {
+      const kept = keptError(error);
+      return kept.errorCode ? humanMessage(kept.errorCode, kept.error, { ...kept.errorValues }, locale) : kept.error;
+    };
+    expect(say(new LabWaitTimeoutError("second-holder-inside", 8000), "ko")).toBe("이 케이스는 8초 동안 두 번째 구매자가 임계 구역에 들어가기를 기다렸지만 그렇게 되지 않았습니다: 카드를 다시 실행하세요.");
+    expect(say(new LabWaitTimeoutError("instances-ready", 30_000), "en")).toBe("timed out waiting until instances-ready");
+    expect(say(new LabResetError(new StackControlError("fetch failed")), "ja")).toBe("ラボはすべてを元に戻せませんでした (fetch failed): 次のカードの前に、ダッシュボードで「すべてリセット」を押してください。");
+    expect(say(new StackControlError("stack control /redis/2/stop: no answer"), "zh-CN")).toContain("npm run demo");
+    // An error of no code of ours (a bug, a library's) stays as it was said.
+    expect(say(new TypeError("x is not a function"), "ko")).toBe("x is not a function");
   });
 
   it("say why the stack runner could not help: no answer, what it lacks, or its own refusal", async () => {

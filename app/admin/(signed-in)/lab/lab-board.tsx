@@ -1,8 +1,9 @@
 "use client";
 
 import Link from "next/link";
-import { useFormatter, useTranslations } from "next-intl";
+import { useFormatter, useLocale, useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
+import { LOCALE_HEADER } from "@/lib/i18n/locales";
 import type { CaseOutcome, LabRunRecord } from "@/lib/lab/lab-runs";
 import type { LabScenario } from "@/lib/lab/scenario-types";
 import { NONE, signed } from "../runs-table";
@@ -36,6 +37,7 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
   const pitfalls = useTranslations("pitfalls");
   const meaning = useTranslations("meaning");
   const format = useFormatter();
+  const locale = useLocale();
   const [runs, setRuns] = useState<Record<string, LabRunRecord>>(lastRuns);
   const [watching, setWatching] = useState<number | null>(activeLabRunId);
   const [error, setError] = useState<string | null>(null);
@@ -46,7 +48,8 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
     if (watching === null) return;
     let stopped = false;
     const poll = async () => {
-      const response = await fetch(`/api/admin/lab/runs/${watching}`, { cache: "no-store" });
+      // In the page's language: a case's error is said in it (the route translates it by its code).
+      const response = await fetch(`/api/admin/lab/runs/${watching}`, { cache: "no-store", headers: { [LOCALE_HEADER]: locale } });
       if (stopped || !response.ok) return;
       const labRun = (await response.json()).labRun as LabRunRecord;
       setRuns((current) => ({ ...current, [labRun.scenarioId]: labRun }));
@@ -58,7 +61,7 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
       stopped = true;
       clearInterval(timer);
     };
-  }, [watching]);
+  }, [watching, locale]);
 
   async function run(scenario: LabScenario) {
     setError(null);

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { getLocale, getTranslations } from "next-intl/server";
 import { requireAdminPage } from "@/lib/auth/guard";
+import { withKeptErrorsIn } from "@/lib/http/kept-error";
 import { localizeScenario } from "@/lib/lab/card-text";
 import { getActiveFaults } from "@/lib/lab/fault-actions";
 import { getActiveLabRunId, getLastLabRuns } from "@/lib/lab/lab-runs";
@@ -28,7 +29,7 @@ export default async function LabPage() {
       </div>
       <p className="muted">{t("lab.intro")}</p>
       <FaultsPanel initial={faults} />
-      <LabBoard scenarios={SCENARIOS.map((scenario) => localizeScenario(scenario, locale))} activeLabRunId={activeLabRunId ?? null} lastRuns={lastRuns} />
+      <LabBoard scenarios={SCENARIOS.map((scenario) => localizeScenario(scenario, locale))} activeLabRunId={activeLabRunId ?? null} lastRuns={Object.fromEntries(Object.entries(lastRuns).map(([id, run]) => [id, withKeptErrorsIn(run, locale)]))} />
     </div>
   );
 }
