@@ -15,7 +15,7 @@ export interface ActiveFaults {
    * The cuts in force (a grudge), and the links the stack can cut (empty when it cannot: not root,
    * no nft; `reason` is then the runner's own, absent when the runner does not answer).
    */
-  readonly network: Pick<NetworkStatus, "available" | "reason" | "cuts" | "clients" | "servers">;
+  readonly network: Pick<NetworkStatus, "available" | "reason" | "reasonCode" | "cuts" | "clients" | "servers">;
   /** Redis nodes whose clock is moved: how far ahead and how fast. */
   readonly clocks: readonly { readonly node: number; readonly clock: ClockStatus }[];
   /** False when the stack runner's control API does not answer (faults unknown). */
@@ -50,6 +50,7 @@ export async function getActiveFaults(): Promise<ActiveFaults> {
       // No reason of ours when the runner does not answer: the panel says so in the reader's
       // language (faults.noStack, and linkGrid.noControl where a reason would go).
       ...(network?.reason && { reason: network.reason }),
+      ...(network?.reasonCode && { reasonCode: network.reasonCode }),
       cuts, clients: network?.clients ?? [], servers: network?.servers ?? [],
     },
     stackReachable: Boolean(status),

@@ -50,7 +50,9 @@ export interface Cut {
 /** The stack runner's GET /network: the links it can cut and the cuts in force. */
 export interface NetworkStatus {
   readonly available: boolean;
+  /** Why not, when not: the runner's English, and a code the pages translate (scripts/stack/services/network.ts). */
   readonly reason?: string;
+  readonly reasonCode?: "not_root" | "no_nft" | "nft_failed" | "nft_ended" | "not_started";
   readonly cuts: readonly Cut[];
   readonly since?: string | null;
   readonly clients: readonly { readonly name: string; readonly gid: number }[];

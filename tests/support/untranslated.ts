@@ -42,6 +42,8 @@ export const CARD_TERMS: readonly string[] = [
 const ALLOWED_WORDS: ReadonlySet<string> = new Set([
   // Servers, tools and formats, by name.
   "redis", "redlock", "postgres", "postgresql", "pgbouncer", "zookeeper", "sentinel", "etcd", "lua", "nginx", "goods",
+  // What the network faults need, by name: the tool, its Debian package, the user it must run as.
+  "nft", "nftables", "debian", "root",
   // Units.
   "ms",
   // The load models (closed / open), named as load tools name them.

@@ -39,8 +39,11 @@ export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]
   const servers = [...network.servers].filter((server) => !server.name.endsWith("-peer")).sort(byOrder(SERVER_ORDER));
 
   if (!network.available) {
-    // The runner's own reason when it gave one (what this machine lacks), else ours: it did not answer.
-    return <p className="muted" data-testid="link-grid-unavailable">{t("unavailable", { reason: network.reason ?? t("noControl") })}</p>;
+    // The runner's reason in the reader's words (what this machine lacks), its English when it is one
+    // this page does not know, else ours: it did not answer.
+    const reason = network.reasonCode === "nft_failed" ? t("why.nft_failed", { detail: network.reason ?? "" })
+      : network.reasonCode ? t(`why.${network.reasonCode}`) : network.reason ?? t("noControl");
+    return <p className="muted" data-testid="link-grid-unavailable">{t("unavailable", { reason })}</p>;
   }
 
   function toggle(client: string, server: string) {

@@ -98,9 +98,15 @@ export function namesAlias(body: unknown): boolean {
 }
 
 /** Why this machine cannot cut links, or null when it can. */
-function unavailableReason(nft: string | null): string | null {
-  if (process.getuid?.() !== 0) return "the stack is not running as root (it needs group ids for its children and nftables)";
-  if (!nft) return "nft is not installed (Debian's nftables package)";
+/**
+ * Why links cannot be cut here: a code the admin pages say in the reader's language
+ * (linkGrid.why.<code>), and the runner's own English for its log and the API.
+ */
+export type NetworkUnavailable = { readonly code: "not_root" | "no_nft" | "nft_failed" | "nft_ended" | "not_started"; readonly text: string };
+
+function unavailableReason(nft: string | null): NetworkUnavailable | null {
+  if (process.getuid?.() !== 0) return { code: "not_root", text: "the stack is not running as root (it needs group ids for its children and nftables)" };
+  if (!nft) return { code: "no_nft", text: "nft is not installed (Debian's nftables package)" };
   return null;
 }
 
@@ -112,20 +118,21 @@ export const networkService =
     const { table, maxCuts } = { ...DEFAULT_NETWORK_OPTIONS, ...options };
     let session: NftSession | null = null;
     let nft: string | null = null;
-    let reason: string | null = null;
+    let reason: NetworkUnavailable | null = null;
     let cuts: Cut[] = [];
     let since: string | null = null;
 
     const available = () => Boolean(session?.alive);
-    const whyUnavailable = () => reason ?? (session ? `nft ended (${session.exitReason})` : "the network service has not started");
+    const whyUnavailable = (): NetworkUnavailable =>
+      reason ?? (session ? { code: "nft_ended", text: `nft ended (${session.exitReason})` } : { code: "not_started", text: "the network service has not started" });
     const requireSession = (): NftSession => {
-      if (!session?.alive) throw new HttpError(503, "network_unavailable", `links cannot be cut: ${whyUnavailable()}`);
+      if (!session?.alive) throw new HttpError(503, "network_unavailable", `links cannot be cut: ${whyUnavailable().text}`);
       return session;
     };
 
     const summary = () => ({
       available: available(),
-      ...(available() ? {} : { reason: whyUnavailable() }),
+      ...(available() ? {} : { reason: whyUnavailable().text, reasonCode: whyUnavailable().code }),
       table: `inet ${table}`,
       // nft gone: the kernel dropped its table and every cut with it.
       cuts: available() ? cuts : [],
@@ -157,7 +164,7 @@ export const networkService =
 
       async start() {
         if (reason) {
-          warn(`network faults off: ${reason}`);
+          warn(`network faults off: ${reason.text}`);
           return;
         }
         try {
@@ -165,8 +172,8 @@ export const networkService =
           session = await NftSession.open(table, renderTable(table, topology), nft ? { nft } : {});
           ok(`network faults: nft table inet ${table} (owned by nft pid ${session.pid})`);
         } catch (err) {
-          reason = (err as Error).message.split("\n")[0] ?? String(err);
-          warn(`network faults off: ${reason}`);
+          reason = { code: "nft_failed", text: (err as Error).message.split("\n")[0] ?? String(err) };
+          warn(`network faults off: ${reason.text}`);
         }
       },
 
