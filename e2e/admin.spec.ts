@@ -131,12 +131,18 @@ test("with Postgres stopped, the sale card and the projector say their figures a
     // in Redis) does, and the projector's new figures cannot be counted without the orders.
     expect((await page.request.put("/api/admin/config", { data: { strategy: "redlock" } })).status()).toBe(200);
     await expect(projector.getByTestId("acc-stale")).toBeVisible({ timeout: 15_000 });
+    // The stock and the strategy it shows are as old as its accounting (the switch is not among them), and say so.
+    await expect(projector.getByTestId("drop-stale")).toBeVisible();
+    await expect(projector.getByTestId("projector-figures")).toHaveClass(/stale/);
+    await expect(projector.getByTestId("projector-strategy-line")).toHaveClass(/stale/);
   } finally {
     await stackControl("/postgres/start");
   }
   // Once Postgres answers, both read current figures again with no reload, the switch among them.
   await expect(page.getByTestId("sale-stale")).toHaveCount(0, { timeout: 30_000 });
   await expect(projector.getByTestId("acc-stale")).toHaveCount(0, { timeout: 30_000 });
+  await expect(projector.getByTestId("drop-stale")).toHaveCount(0);
+  await expect(projector.getByTestId("projector-figures")).not.toHaveClass(/stale/);
   await expect(projector.getByTestId("projector-strategy")).toHaveText("redlock");
   await expect(projector.getByTestId("acc-verdict")).toHaveText("PASS", { timeout: 30_000 });
   await projector.close();

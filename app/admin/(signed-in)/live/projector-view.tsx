@@ -51,11 +51,18 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
           {drop.state === "open" && (snapshot.stock > 0 ? t("open") : t("soldOut"))}
           {drop.state === "closed" && t("closed")}
         </div>
-        <div className="big-figures">
+        {/* The projector's stock, holders and strategy come with its accounting: when those cannot be
+            built, every figure here is as old as the accounting's, and says so. */}
+        {stale && (
+          <p className="bad-text" role="status" data-testid="drop-stale">
+            {t("figuresStale", { time: format.dateTime(new Date(snapshot.serverNow), { timeStyle: "medium" }) })}
+          </p>
+        )}
+        <div className={stale ? "big-figures stale" : "big-figures"} data-testid="projector-figures">
           <div><span className="figure" data-testid="projector-stock">{snapshot.stock}</span><span className="caption">{t("leftOf", { initial: snapshot.initialStock })}</span></div>
           <div><span className="figure" data-testid="projector-holders">{snapshot.holdersNow}</span><span className="caption">{t("inCriticalSection")}</span></div>
         </div>
-        <p className="muted">
+        <p className={stale ? "muted stale" : "muted"} data-testid="projector-strategy-line">
           {t.rich("strategyLine", {
             strategy: snapshot.strategy,
             workMs: snapshot.workMs,
