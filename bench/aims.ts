@@ -209,19 +209,19 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
       const share = ratio(ours.purchasesPerSecond, ceiling.purchasesPerSecond);
       out.push({ ok: share >= targets.ofSerialCeiling, text: `${name} ÷ the serial ceiling, in-process at ${buyers} buyers (${Math.round(ours.purchasesPerSecond)} ÷ ${Math.round(ceiling.purchasesPerSecond)}/s): ${shown(share, targets.ofSerialCeiling)} (aim ≥ ${targets.ofSerialCeiling})` });
     }
-    // `local` against both, by the same rounds when they ran: each one's median share of the ceiling.
-    const roundMedian = (name: string) => {
-      const rounds = roundCeiling && at("in-process", `${name}${CEILING_ROUNDS}`, buyers);
-      const ratios = rounds ? roundRatios(rounds, roundCeiling) : undefined;
-      return ratios && median(ratios);
-    };
-    const localShare = roundMedian(CEILING_LOCAL);
-    const lockShares = CEILING_LOCKS.map((name) => [name, roundMedian(name)] as const);
-    if (localShare !== undefined && lockShares.every(([, share]) => share !== undefined)) {
-      const best = Math.max(...lockShares.map(([, share]) => share!));
+    // `local` against both, by the same rounds when they ran: in each round its window ÷ the lock's,
+    // windows a second apart; the median of those (local was the faster in most rounds), not the
+    // order of two medians of shares of the ceiling, which each carry the ceiling's own windows.
+    const localRounds = roundCeiling && at("in-process", `${CEILING_LOCAL}${CEILING_ROUNDS}`, buyers);
+    const againstLocks = CEILING_LOCKS.map((name) => {
+      const lockRounds = at("in-process", `${name}${CEILING_ROUNDS}`, buyers);
+      return { name, ratios: localRounds && lockRounds ? roundRatios(localRounds, lockRounds) : undefined };
+    });
+    if (againstLocks.every(({ ratios }) => ratios)) {
+      const paired = againstLocks.map(({ name, ratios }) => ({ name, median: median(ratios!), won: ratios!.filter((r) => r > 1).length, of: ratios!.length }));
       out.push({
-        ok: localShare > best,
-        text: `local (a lock in the process's memory) faster than token-lua and redlock, in-process at ${buyers} buyers (median share of the ceiling over the same rounds: local ${localShare.toFixed(2)}, ${lockShares.map(([name, share]) => `${name} ${share!.toFixed(2)}`).join(", ")})`,
+        ok: paired.every((lock) => lock.median > 1),
+        text: `local (a lock in the process's memory) faster than token-lua and redlock, in-process at ${buyers} buyers (median over the same rounds of local ÷ the lock: ${paired.map((lock) => `÷ ${lock.name} ${shown(lock.median, 1, 3)}, faster in ${lock.won} of ${lock.of} rounds`).join("; ")})`,
       });
       continue;
     }
