@@ -1,5 +1,6 @@
 import pino from "pino";
 import { getEnv } from "./env";
+import type { WithHeaders } from "./i18n/locales";
 import { processSingleton } from "./process-singleton";
 
 /**
@@ -15,7 +16,7 @@ export function getLog(): pino.Logger {
 }
 
 /** The request's id: the one nginx gave it (x-request-id), or a new one. */
-export function requestIdOf(request: Request): string {
+export function requestIdOf(request: WithHeaders): string {
   const given = request.headers.get("x-request-id");
   return given && /^[\w-]{8,64}$/.test(given) ? given : crypto.randomUUID();
 }

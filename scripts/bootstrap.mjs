@@ -168,7 +168,7 @@ function ensureSystemPackages() {
 // ---------------------------------------------------------------------------------------------
 // 3. build
 
-const SOURCE_DIRS = ['app', 'lib', 'prisma', 'components', 'public', 'messages'];
+const SOURCE_DIRS = ['app', 'pages', 'lib', 'prisma', 'components', 'public', 'messages'];
 const SOURCE_FILES = ['next.config.js', 'next.config.mjs', 'next.config.ts', 'package-lock.json', 'tsconfig.json', 'prisma.config.ts'];
 const SKIP_DIRS = new Set(['node_modules', '.next', 'generated']);
 

@@ -1,9 +1,11 @@
+import type { WithHeaders } from "../i18n/locales";
+
 /**
  * Who is asking, as nginx saw it. The app instances listen on 127.0.0.1 only and nginx sets
  * `X-Real-IP` to the connection's own address on every request it passes on (a client cannot send
  * its own), so a request without it came straight to an instance from this machine.
  */
-export function clientAddress(request: Request): string {
+export function clientAddress(request: WithHeaders): string {
   return request.headers.get("x-real-ip")?.trim() || "127.0.0.1";
 }
 
@@ -15,6 +17,6 @@ export function clientAddress(request: Request): string {
 const THIS_MACHINE = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
 
 /** True for this machine: load runs, the lab, the tests and the instructor's own browser. */
-export function isFromThisMachine(request: Request): boolean {
+export function isFromThisMachine(request: WithHeaders): boolean {
   return THIS_MACHINE.has(clientAddress(request));
 }

@@ -89,17 +89,24 @@ function fieldMessage(field: string, issue: core.$ZodIssue, locale: Locale): str
   return failed ? issue.message : text;
 }
 
+/** An answer as status, JSON body and headers: what errorResponse sends, and what a Pages API route writes as it is. */
+export interface JsonAnswer {
+  readonly status: number;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
 /**
- * The one place errors become responses: a domain error (AppError) answers with its own status
+ * The one place errors become answers: a domain error (AppError) answers with its own status
  * and code, a zod error is 422 with field errors, a store that did not answer 503, anything
  * unexpected a 500 with no internals.
  * `code` is a stable English identifier; `message` is in `locale` (the request's: localeOfRequest).
  */
-export function errorResponse(error: unknown, extra: Record<string, unknown> = {}, locale: Locale = DEFAULT_LOCALE): Response {
+export function errorAnswer(error: unknown, extra: Record<string, unknown> = {}, locale: Locale = DEFAULT_LOCALE): JsonAnswer {
   if (error instanceof AppError) {
     const headers = error.retryAfterS === undefined ? undefined : { "retry-after": String(error.retryAfterS) };
     const message = humanMessage(error.code, error.message, errorValues(error), locale);
-    return jsonError(error.status, { code: error.code, message, ...error.details, ...extra }, headers);
+    return { status: error.status, body: { code: error.code, message, ...error.details, ...extra }, ...(headers && { headers }) };
   }
   if (error instanceof ZodError) {
     // A Map, not an object literal: a field may be named "__proto__".
@@ -110,13 +117,19 @@ export function errorResponse(error: unknown, extra: Record<string, unknown> = {
     }
     const fieldErrors = Object.fromEntries(fields);
     const message = humanMessage("invalid_fields", "Some fields are missing or invalid.", {}, locale);
-    return jsonError(422, { code: "invalid_fields", message, fieldErrors, ...extra });
+    return { status: 422, body: { code: "invalid_fields", message, fieldErrors, ...extra } };
   }
   // A Redis node or Postgres that does not answer, on a path that did not wrap its call in
   // storeCall (a read of the figures, a run's record): the dependency's 503, never a 500.
-  if (isConnectionError(error)) return errorResponse(new StoreUnavailableError(`a backing server did not answer: ${(error as Error).message}`, { cause: error }), extra, locale);
+  if (isConnectionError(error)) return errorAnswer(new StoreUnavailableError(`a backing server did not answer: ${(error as Error).message}`, { cause: error }), extra, locale);
   console.error(error);
-  return jsonError(500, { code: "internal", message: humanMessage("internal", "Something went wrong on our side.", {}, locale), ...extra });
+  return { status: 500, body: { code: "internal", message: humanMessage("internal", "Something went wrong on our side.", {}, locale), ...extra } };
+}
+
+/** errorAnswer as a web Response, for the App Router's route handlers. */
+export function errorResponse(error: unknown, extra: Record<string, unknown> = {}, locale: Locale = DEFAULT_LOCALE): Response {
+  const { status, body, headers } = errorAnswer(error, extra, locale);
+  return Response.json(body, { status, headers });
 }
 
 /** The shape of every public route handler: call it, and map whatever it throws to a JSON error. */
@@ -134,5 +147,11 @@ export function publicRoute<Context = unknown>(
   };
 }
 
-export const methodNotAllowed = (allowed: string) => () =>
-  jsonError(405, { code: "method_not_allowed", message: `Use ${allowed} on this route.` }, { allow: allowed });
+/** The JSON 405 of a route that serves only `allowed` (its Allow header). */
+export const methodNotAllowedAnswer = (allowed: string): JsonAnswer =>
+  ({ status: 405, body: { code: "method_not_allowed", message: `Use ${allowed} on this route.` }, headers: { allow: allowed } });
+
+export const methodNotAllowed = (allowed: string) => () => {
+  const { status, body, headers } = methodNotAllowedAnswer(allowed);
+  return Response.json(body, { status, headers });
+};

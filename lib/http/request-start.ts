@@ -1,3 +1,5 @@
+import type { WithHeaders } from "../i18n/locales";
+
 /**
  * How long a request waited before its handler ran: nginx stamps every proxied request with
  * `X-Request-Start: t=<seconds.millis>` (its `$msec` when it read the request), and the handler
@@ -13,7 +15,7 @@ const STAMP = /^t=(\d{9,11})(?:\.(\d{1,3}))?$/;
 const MAX_PLAUSIBLE_MS = 60_000;
 const JITTER_MS = 50;
 
-export function queuedMsOf(request: Request, now: number = Date.now()): number {
+export function queuedMsOf(request: WithHeaders, now: number = Date.now()): number {
   const match = STAMP.exec(request.headers.get("x-request-start")?.trim() ?? "");
   if (!match) return 0;
   const stampedAt = Number(match[1]) * 1000 + Number((match[2] ?? "0").padEnd(3, "0"));

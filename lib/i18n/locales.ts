@@ -66,7 +66,7 @@ export function negotiateLocale(acceptLanguage: string | null | undefined): Loca
  * percent-encoding (`%`, `%E0%A4%A`: anyone can send one) is returned as it came, never thrown: it
  * names no language, so the answer falls back to Accept-Language instead of failing to be built.
  */
-function cookieValue(header: string | null, name: string): string | undefined {
+export function cookieValue(header: string | null, name: string): string | undefined {
   for (const pair of header?.split(";") ?? []) {
     const at = pair.indexOf("=");
     if (at > 0 && pair.slice(0, at).trim() === name) {
@@ -90,7 +90,12 @@ export function personalLocale(cookie: string | undefined, acceptLanguage: strin
  * The language an API answer's human `message` is in: the language the calling page says it shows
  * (LOCALE_HEADER: the room's, when pinned), else the person's own.
  */
-export function localeOfRequest(request: Pick<Request, "headers">): Locale {
+/** Whatever carries a request's headers: a web Request, or a Pages Router API request (lib/http/pages-api.ts). */
+export interface WithHeaders {
+  readonly headers: { get(name: string): string | null };
+}
+
+export function localeOfRequest(request: WithHeaders): Locale {
   const shown = request.headers.get(LOCALE_HEADER);
   if (isLocale(shown)) return shown;
   return personalLocale(cookieValue(request.headers.get("cookie"), LOCALE_COOKIE), request.headers.get("accept-language"));

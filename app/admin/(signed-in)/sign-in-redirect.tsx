@@ -7,6 +7,7 @@ import { redirect, usePathname } from "next/navigation";
  * load, where it answers 307; after a client navigation, the router follows it in the browser.
  */
 export function SignInRedirect(): never {
+  // Never null on an App Router page (its type allows null because pages/api exists).
   const pathname = usePathname();
-  redirect(`/admin/login?next=${encodeURIComponent(pathname)}`);
+  redirect(`/admin/login?next=${encodeURIComponent(pathname ?? "/admin")}`);
 }

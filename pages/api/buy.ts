@@ -1,0 +1,57 @@
+import { getEnv } from "@/lib/env";
+import { isFromThisMachine } from "@/lib/http/client-address";
+import { HttpError, errorAnswer, type JsonAnswer } from "@/lib/http/errors";
+import { pagesApiRoute } from "@/lib/http/pages-api";
+import { readNodeJsonBody } from "@/lib/http/read-json";
+import { queuedMsOf } from "@/lib/http/request-start";
+import { localeOfRequest } from "@/lib/i18n/locales";
+import { getLog, requestIdOf } from "@/lib/log";
+import { buy } from "@/lib/checkout";
+import { buyCreateSchema } from "@/lib/validations/buy";
+import { storeCall } from "@/lib/store-call";
+import { BUYER_COOKIE, buyerFromCookie, hasJoined, isHumanBuyer } from "@/lib/workshop/buyers";
+
+// A Pages Router route: in a hall every phone buys in the same second (lib/http/pages-api.ts says why).
+// Next reads this object from the file's text: it must be written out here. The route reads its own
+// body (Next's parser answers a bad one in plain text), and a stream is not counted against a size.
+export const config = { api: { bodyParser: false, responseLimit: false } };
+
+/** Buy one unit of goods:001 under the active lock strategy. Every answer names the instance that served it. */
+export default pagesApiRoute({
+  async POST(request) {
+    const instance = getEnv().APP_INSTANCE;
+    const requestId = requestIdOf(request);
+    const headers = { "x-instance": instance, "x-request-id": requestId };
+    const startedAt = performance.now();
+    const queuedMs = queuedMsOf(request);
+    const arrivedAt = Date.now() - queuedMs;
+    const done = (answer: JsonAnswer, fields: Record<string, unknown>): JsonAnswer => {
+      getLog().info({ requestId, status: answer.status, ms: Math.round(performance.now() - startedAt), queuedMs, ...fields }, "purchase");
+      return { ...answer, headers: { ...answer.headers, ...headers } };
+    };
+    try {
+      const body = buyCreateSchema.parse(await readNodeJsonBody(request, request.node));
+      // A student's phone buys as the buyer its workshop cookie names, whatever the body says: the
+      // per-buyer limit and the one-order rule hold for the person, not for a string they send.
+      const person = buyerFromCookie(request.cookie(BUYER_COOKIE));
+      if (!person && isHumanBuyer(body.buyer)) throw new HttpError(422, "invalid_buyer", "buyer ids starting with human- are handed out by POST /api/workshop/join, in a cookie");
+      // From beyond this machine (a phone on the LAN) the buyer is the person who joined, never a
+      // string in the body: a shell loop of invented ids would otherwise sweep a one-per-buyer drop.
+      if (!person && !isFromThisMachine(request)) {
+        throw new HttpError(401, "join_first", "join the workshop first (POST /api/workshop/join with your name): purchases from the LAN buy as the person who joined", { reason: "not_joined" });
+      }
+      if (person && !(await storeCall(() => hasJoined(person)))) {
+        throw new HttpError(401, "join_first", "this store does not know your workshop cookie (the store was restarted, or the cookie was made up): join again", { reason: "unknown_cookie" });
+      }
+      const input = { ...body, buyer: person ?? body.buyer };
+      const receipt = await buy(input, { arrivedAt });
+      return done({ status: 201, body: { status: "bought", ...receipt } }, {
+        code: "bought", buyer: input.buyer, unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,
+      });
+    } catch (error) {
+      return done(errorAnswer(error, { instance }, localeOfRequest(request)), {
+        code: (error as { code?: string }).code ?? "error", reason: (error as Error).message?.slice(0, 300),
+      });
+    }
+  },
+});
