@@ -86,8 +86,13 @@ async function getWinners(saleId: number): Promise<LiveSnapshot["winners"]> {
 export async function getLiveSnapshot(): Promise<LiveSnapshot> {
   const redis = getRedis();
   const [sale, config, stock, joined] = await Promise.all([getCurrentSale(), getActiveConfig(), redis.get(STOCK_KEY), countJoined()]);
-  const holders = await redis.hvals(saleCounterKeys(sale.id).holders);
   const drop = dropOf(sale);
+  // Both need only the sale's id: read together, one wait fewer for a snapshot built while a hall's
+  // buyers keep the instance busy (each wait is a turn behind every request in flight).
+  const [holders, winners] = await Promise.all([
+    redis.hvals(saleCounterKeys(sale.id).holders),
+    drop.state === "open" || drop.state === "closed" ? getWinners(sale.id) : undefined,
+  ]);
   return {
     saleId: sale.id,
     stock: Number(stock ?? 0),
@@ -100,7 +105,7 @@ export async function getLiveSnapshot(): Promise<LiveSnapshot> {
     serverNow: Date.now(),
     joined,
     ...(sale.locale ? { locale: sale.locale } : {}),
-    ...(drop.state === "open" || drop.state === "closed" ? { winners: await getWinners(sale.id) } : {}),
+    ...(winners ? { winners } : {}),
   };
 }
 
@@ -193,35 +198,39 @@ async function broadcast(): Promise<void> {
       tellUnavailable(h, h.admins, "admins", served, error);
       return;
     }
-    // The projector's figures read every order: when they cannot be read, the phones still get the stock.
-    let admin: AdminLiveSnapshot | undefined;
-    let adminError: unknown;
-    if (h.admins.size) admin = await getAdminLiveSnapshot(snapshot).catch((error: unknown) => void (adminError = error));
     const previous = h.last;
-    h.last = { people: snapshot, ...(admin ? { admin } : {}) };
-    if (!admin && h.admins.size) h.fresh = false;
+    h.last = { people: snapshot };
     // What a page shows did not change (a thousand buyers told "sold out" after the end): only the
     // streams still waiting for their first snapshot get it — and every stream after an outage.
     const peopleChanged = h.failed.people || !sameView(previous?.people, snapshot);
     h.failed.people = false;
     const event = encoder.encode(snapshotEvent(snapshot));
     let written = 0;
+    // The phones' event goes out before the projector's is built: the projector's figures read
+    // every order, and a hall's phones need only the stock and the list.
     for (const listener of h.people) {
       if (!peopleChanged && !served.has(listener)) continue;
       listener(event);
       written += event.byteLength;
     }
-    if (admin) {
-      const adminChanged = h.failed.admins || !sameView(previous?.admin, admin);
-      h.failed.admins = false;
-      const full = encoder.encode(snapshotEvent(admin));
-      for (const listener of h.admins) {
-        if (!adminChanged && !served.has(listener)) continue;
-        listener(full);
-        written += full.byteLength;
+    if (h.admins.size) {
+      // When the projector's figures cannot be read, the phones still got the stock.
+      let adminError: unknown;
+      const admin = await getAdminLiveSnapshot(snapshot).catch((error: unknown) => void (adminError = error));
+      if (admin) {
+        h.last = { people: snapshot, admin };
+        const adminChanged = h.failed.admins || !sameView(previous?.admin, admin);
+        h.failed.admins = false;
+        const full = encoder.encode(snapshotEvent(admin));
+        for (const listener of h.admins) {
+          if (!adminChanged && !served.has(listener)) continue;
+          listener(full);
+          written += full.byteLength;
+        }
+      } else {
+        h.fresh = false;
+        tellUnavailable(h, h.admins, "admins", served, adminError);
       }
-    } else if (h.admins.size) {
-      tellUnavailable(h, h.admins, "admins", served, adminError);
     }
     h.spacingMs = broadcastSpacingMs(written);
   } finally {
