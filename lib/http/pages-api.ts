@@ -32,7 +32,7 @@ function headersOf(req: IncomingMessage): WithHeaders["headers"] {
   };
 }
 
-export function writeJson(res: ServerResponse, answer: JsonAnswer): void {
+function writeJson(res: ServerResponse, answer: JsonAnswer): void {
   const text = JSON.stringify(answer.body);
   // One write with its length: no chunked encoding, no second packet for the end.
   res.writeHead(answer.status, { ...answer.headers, "content-type": "application/json", "content-length": Buffer.byteLength(text) });
