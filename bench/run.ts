@@ -23,6 +23,7 @@ import { DEFAULT_AIM_TARGETS, aims, bestPeer, formatAim } from "./aims";
 import { contentionChart, curvePanels } from "./chart";
 import { assertLoopback, runHttp } from "./http";
 import { readKnobs, rowFilter } from "./knobs";
+import { cpuProbeMs, machineLine, readCpuTimes, stealShare } from "./machine";
 import { peerRows, type PeerRow } from "./peers";
 import { curveRows, curveWindowMs, mergeWindows, redlockPeerRows, tableRows, type Row } from "./rows";
 import type { RowResult } from "./stats";
@@ -145,12 +146,21 @@ const hardStop = setTimeout(() => {
 async function tableThenHall(): Promise<number> {
   const hallOnly = process.argv.includes("--hall");
   const tableOnly = process.argv.includes("--table");
+  const probeBefore = cpuProbeMs();
+  const atStart = readCpuTimes();
   let code = 0;
   if (!hallOnly) code = await main();
+  const afterTable = readCpuTimes();
   if (!tableOnly) {
     const { runHallBench } = await import("./hall");
     code = Math.max(code, await runHallBench());
   }
+  const atEnd = readCpuTimes();
+  console.log(`\n${machineLine(probeBefore, cpuProbeMs(), [
+    { name: "the whole run", share: stealShare(atStart, atEnd) },
+    ...(hallOnly ? [] : [{ name: "the lock table", share: stealShare(atStart, afterTable) }]),
+    ...(tableOnly ? [] : [{ name: "the hall", share: stealShare(afterTable, atEnd) }]),
+  ])}`);
   return code;
 }
 
