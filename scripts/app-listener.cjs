@@ -20,9 +20,15 @@
  *    activation numbers them); one handle per descriptor accepts one connection per turn each, and
  *    every connection goes to the one HTTP server. Without the variable (`next start` by hand) the
  *    server binds its port as usual.
+ *
+ * 3. In `next start` only: POST /api/buy and GET /api/live go straight to their built handlers
+ *    (scripts/app-direct-routes.cjs says why and what is kept); LOCKLAB_DIRECT_ROUTES=0 leaves
+ *    every request to Next.
  */
 "use strict";
+const http = require("node:http");
 const net = require("node:net");
+const { directRoutes } = require("./app-direct-routes.cjs");
 
 const FIRST_INHERITED_FD = 3;
 const backlog = positive(process.env.LISTEN_BACKLOG, 4096);
@@ -40,8 +46,18 @@ function isPortAndHost(args) {
   return typeof args[0] === "number" && typeof args[1] === "string" && (args.length === 2 || typeof args[2] === "function");
 }
 
+// Only into `next start` (the supervisor's and the Docker image's command), in the app's own folder.
+const isNextStart = /[\\/]next[\\/]dist[\\/]bin[\\/]next$/.test(process.argv[1] || "") && process.argv[2] === "start";
+let routed = !isNextStart;
+
 net.Server.prototype.listen = function listenForNextStart(...args) {
   if (!isPortAndHost(args)) return listen.apply(this, args);
+  // 3. The hall's two routes straight to their handlers (scripts/app-direct-routes.cjs), on the
+  //    first HTTP server `next start` listens with.
+  if (!routed && this instanceof http.Server) {
+    routed = true;
+    directRoutes(this);
+  }
   const callback = typeof args[2] === "function" ? args[2] : undefined;
   if (inheritedFds === 0 || inheritedTaken) return listen.call(this, args[0], args[1], backlog, callback);
   // The first such server takes the inherited socket; its port and host were chosen by whoever bound it.
