@@ -67,7 +67,8 @@ function directRoutes(server, dir = process.cwd()) {
       if (!nextAnswered) res.once("finish", answered);
       return next.call(server, req, res);
     }
-    Promise.resolve(handler(req, res)).catch((error) => {
+    // A throw, even a synchronous one, is this request's 500: never an exception that ends the instance.
+    new Promise((resolve) => resolve(handler(req, res))).catch((error) => {
       console.error(`app-direct-routes: ${req.method} ${req.url}: ${error && error.stack ? error.stack : error}`);
       if (!res.headersSent) {
         res.writeHead(500, { "content-type": "application/json" });

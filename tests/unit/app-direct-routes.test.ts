@@ -30,7 +30,8 @@ function appFolder(manifest: Record<string, string>): string {
   fs.writeFileSync(path.join(pages, "buy.js"), `module.exports = Promise.resolve({ default: async (req, res) => res.end("direct buy " + req.method) });`);
   fs.writeFileSync(
     path.join(pages, "live.js"),
-    `module.exports = { default: async (req, res) => { if (req.url.includes("boom")) throw new Error("boom"); res.end("direct live"); } };`,
+    // Not async: its throw is synchronous, which must not escape the request listener either.
+    `module.exports = { default: (req, res) => { if (req.url.includes("boom")) throw new Error("boom"); res.end("direct live"); } };`,
   );
   return dir;
 }
