@@ -9,7 +9,10 @@ import type { ReleaseSignals } from "./release-signal";
  * benchmark may wire others. Getters, not clients, so building a strategy opens no connection.
  */
 export interface LockClients {
-  /** Node 1: single-node locks, fencing counters and their release channel. */
+  /**
+   * Node 1: single-node locks, fencing counters and their release channel. The app wires its
+   * serial connection, the one the critical section writes the stock on (lib/redis.ts).
+   */
   readonly redis: () => Redis;
   /** Every Redis node, in REDIS_NODES order: Redlock's independent masters. */
   readonly redisNodes: () => readonly Redis[];

@@ -13,7 +13,9 @@ import type { HeldLock, LockOptions } from "./types";
  * the end of that share, releases it. Release always happens in `finally`, and `signal` aborts
  * when the lock's known validity runs out, for a handed-on lock too. A holder that calls
  * `writeSent` hands the lease on as soon as its write is on the wire rather than answered, so one
- * round trip per purchase, not two, stands between consecutive buyers of the line.
+ * round trip per purchase, not two, stands between consecutive buyers of the line; and the last
+ * of the line, when its write went on the connection the lock releases on, lets the lock go right
+ * behind that write instead of after its answer (other instances wait one round trip less).
  */
 export async function withLocalLine<T>(
   resource: string,
@@ -27,19 +29,37 @@ export async function withLocalLine<T>(
     const lease = inheritedLease(resource, lock.kind)
       ?? (await takeLease(resource, options, "make" in lock ? lock.make() : lock, deadline));
     // Handed on early (writeSent): the lease now belongs to the next buyer of the line, while this
-    // holder's leave is still on the wire; the line keeps the lock until that leave is answered.
+    // holder's leave is still on the wire. Unless the leave went on the connection the lock
+    // releases on, the line keeps the lock until that leave is answered (`leaving`).
     // (The hand-on is written inline, not bound to a name: under tsx, which runs the benchmark, every
     // closure bound to a name is named per call with Object.defineProperty, ~0.4 µs each.)
     let handedOn = false;
+    let leaving = false;
+    let released: Promise<void> | undefined;
     try {
-      return await critical(heldLockOf(lease, lease.expiry.signal, lease.lock.handOn === false || lease.lock.renew ? undefined : () => {
-        if (handedOn || !canHandOn(resource, lease)) return;
-        handedOn = true;
-        lease.leaving += 1;
-        releaseLocal();
+      return await critical(heldLockOf(lease, lease.expiry.signal, lease.lock.handOn === false || lease.lock.renew ? undefined : (sentOn) => {
+        if (handedOn || released) return;
+        // A write on the connection the lock releases on is ahead of any later release there:
+        // nothing needs to wait for its answer.
+        const behind = sentOn !== undefined && sentOn === lease.lock.releasesOn;
+        if (canHandOn(resource, lease)) {
+          handedOn = true;
+          if (!behind) {
+            leaving = true;
+            lease.leaving += 1;
+          }
+          releaseLocal();
+        } else if (behind && lines.get(resource) === lease) {
+          // The last of the line: Redis runs the release after the write, so no other instance's
+          // holder reads the stock before it.
+          letGo(resource);
+          released = releaseLease(lease, options.onLockLost, releaseLocal);
+        }
       }));
     } finally {
-      if (handedOn) leftLease(lease);
+      if (handedOn) {
+        if (leaving) leftLease(lease);
+      } else if (released) await released;
       else if (!canHandOn(resource, lease)) {
         letGo(resource);
         // A lock that hands on lets the next buyer of the line contend once its release is sent:
@@ -66,8 +86,9 @@ interface LineLease extends Lease {
   readonly takenAt: number;
   readonly maxAgeMs: number;
   /**
-   * Holders that handed the lease on when their write was sent and whose critical section has not
-   * ended yet (their leave not answered). The lock is released in Redis only after all of them: a
+   * Holders that handed the lease on when their write was sent, on another connection than the
+   * lock's release goes on, and whose critical section has not ended yet (their leave not
+   * answered). The lock is released in Redis only after all of them: a
    * later holder of the line may end without a command behind theirs on the stock's connection (a
    * sold-out answered without reading), and where the lock lives on another server than the stock,
    * another instance's holder must not get in before the last write has landed. A count, with one

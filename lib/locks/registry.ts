@@ -1,6 +1,6 @@
 import { getBouncerPool, getLockPool } from "../db";
 import { getLockServices } from "../lock-services";
-import { getRedis, getRedisNodes, getSubscriber, getWatchConnection } from "../redis";
+import { getRedisNodes, getSerialConnection, getSubscriber, getWatchConnection } from "../redis";
 import type { LockClients } from "./clients";
 import { createReleaseSignals } from "./release-signal";
 import { createStrategies, type StrategyName } from "./strategies";
@@ -11,7 +11,8 @@ export { STRATEGY_NAMES, isStrategyName, type StrategyName } from "./strategies"
 /** The app's own clients (one per external system, created on first use). */
 export function appLockClients(): LockClients {
   return {
-    redis: getRedis,
+    // The single-node locks share node 1's serial connection with the critical section (lib/redis.ts).
+    redis: getSerialConnection,
     redisNodes: getRedisNodes,
     watchConnection: getWatchConnection,
     lockPool: getLockPool,

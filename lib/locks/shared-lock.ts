@@ -41,6 +41,12 @@ export interface SharedLock {
    * before writing, exactly as the naive code the articles show does. @default true
    */
   readonly checked?: boolean;
+  /**
+   * The connection `release` issues its one command on, on the call (nothing awaited first). A
+   * holder's write sent on the same connection is run by the server before the release, so the
+   * line need not wait for that write's answer before letting go (HeldLock.writeSent).
+   */
+  readonly releasesOn?: object;
 }
 
 /** Which lock this is (SharedLock.kind): the strategy, its TTL and the config epoch. */
@@ -109,7 +115,7 @@ export async function holdSharedLock<T>(options: LockOptions, lock: SharedLock, 
  * passes one lease to many holders, and closures built for each of them were garbage on the path
  * between two holders (docs/benchmarks.md). A view the lock does not give is undefined.
  */
-export function heldLockOf(lease: Lease, signal: AbortSignal, writeSent?: () => void): HeldLock {
+export function heldLockOf(lease: Lease, signal: AbortSignal, writeSent?: (sentOn?: object) => void): HeldLock {
   const views = (lease.views ??= viewsOf(lease));
   return {
     signal,

@@ -103,6 +103,8 @@ function tokenLock(clients: LockClients, resource: string, options: LockOptions,
   return {
     kind,
     handOn: handsOn(variant),
+    // Every release is one script on the lock's server connection (the unlock variants' are not).
+    ...(variant.unlock === "lua" && { releasesOn: server }),
     async acquire(deadline) {
       let sentAt = now();
       await contend({ resource, deadline, waitTimeoutMs: options.waitTimeoutMs, releases }, async () => {

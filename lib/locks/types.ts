@@ -85,9 +85,12 @@ export interface HeldLock {
    * write has been *sent* on the store's one connection. The next buyer of the line may then
    * start at once: its commands travel on that connection behind the write, so Redis runs them
    * after it, and the lock is not released in Redis in between. Saves the write's round trip
-   * from every hand-off; a release to other instances still waits for the write's reply.
+   * from every hand-off. `sentOn` is the connection the write went on: the last holder of the
+   * line whose lock releases on that same connection releases right behind the write (Redis runs
+   * the release after it, so no other instance's holder reads before the write); any other
+   * release to other instances waits for the write's reply.
    */
-  readonly writeSent?: () => void;
+  readonly writeSent?: (sentOn?: object) => void;
 }
 
 export interface LockStrategy {

@@ -1,7 +1,7 @@
 import { getEnv } from "../env";
 import { MIN_LEASE_LEFT_MS } from "../locks/lease";
 import { LockBusyError, LockLostError, LockUnavailableError, type HeldLock, type LockOptions, type LockStrategy } from "../locks/types";
-import { getRedis } from "../redis";
+import { getRedis, getSerialConnection } from "../redis";
 import { saleCounterKeys } from "../sale/keys";
 import { OnePerBuyerError } from "../sale/rules/one-per-buyer";
 import { enterCriticalSection, takeUnitAtomically, type EntryRefusal, type ReservationMeta } from "./critical-section";
@@ -108,6 +108,10 @@ export async function takeUnit(
     return taken;
   }
 
+  // The locked critical section reads and writes on node 1's serial connection, the one the
+  // single-node locks use too (lib/redis.ts): nothing the instance's other buyers issue waits in
+  // front of a holder there, and a release there runs after the holder's write.
+  const serial = getSerialConnection();
   // A sold-out seen here a moment ago is asked before the line by the purchase (lib/purchase/purchase.ts),
   // so the line is only the buyers who can still get one; a buyer already waiting asks it at the head.
   const trust = extras.trustSoldOut === true;
@@ -126,7 +130,7 @@ export async function takeUnit(
     }
   };
   const readWorkWrite = async (held: HeldLock): Promise<TakenUnit | undefined> => {
-    const inside = await enterCriticalSection(redis, { saleId, instance, epoch, fencingToken: held.fencingToken, holder });
+    const inside = await enterCriticalSection(serial, { saleId, instance, epoch, fencingToken: held.fencingToken, holder });
     hooks.changed?.(); // the holders inside moved
     const stock = inside.stock;
     if (typeof stock !== "number") refused(sku, stock);
@@ -137,13 +141,15 @@ export async function takeUnit(
         if (trust) noteSoldOut(saleId, epoch);
         return undefined;
       }
-      if (once !== undefined && (await redis.sismember(saleCounterKeys(saleId).buyers, once))) throw new OnePerBuyerError(once);
-      await hooks.step?.("in-critical-section");
+      if (once !== undefined && (await serial.sismember(saleCounterKeys(saleId).buyers, once))) throw new OnePerBuyerError(once);
+      // Awaited only when there is a step to run: an await of nothing still queues the holder
+      // behind every callback the instance has waiting, while the lock is held.
+      if (hooks.step) await hooks.step("in-critical-section");
       if (workMs > 0) await sleep(workMs);
       // The lease rule: too little time left, and the write would land after the lock is gone.
       if (held.timeLeftMs && held.timeLeftMs() < MIN_LEASE_LEFT_MS) throw new LockLostError(sku);
       // A pause here, after the check, is what only a fencing token catches.
-      await hooks.step?.("before-write");
+      if (hooks.step) await hooks.step("before-write");
       // Chubby's sequencer check, as late as the holder can ask: narrows that window, never closes it.
       if (held.sequencerCurrent && !(await held.sequencerCurrent())) throw new LockLostError(sku);
       written = stock - 1;
@@ -151,7 +157,7 @@ export async function takeUnit(
       // The buyer is marked by the write itself: whoever holds the lock next sees the mark, and a
       // write that never landed leaves no mark (the reconciler frees the buyer with a unit it gives back).
       const leaving = inside.leave(written, written === undefined ? undefined : reservation, once);
-      held.writeSent?.();
+      held.writeSent?.(serial);
       outcome = await leaving;
     }
     if (outcome !== "written") refused(sku, outcome);

@@ -158,6 +158,57 @@ describe("the local line (opt-in wrapper)", () => {
     expect(server.holder).toBe(0);
   });
 
+  it("the last of the line lets the lock go right behind a write sent on the lock's own release connection, not after its answer", async () => {
+    const connection = {};
+    const { server, make } = countingLock({ releasesOn: connection });
+    const resource = fresh();
+    const events: string[] = [];
+    await withLocalLine(resource, options(), make(), async (held) => {
+      held.writeSent?.(connection);
+      events.push(server.holder === 0 ? "released at the write" : "still held at the write");
+      await sleep(20); // the write's answer on its way back
+      events.push("write answered");
+    });
+    expect(events).toEqual(["released at the write", "write answered"]);
+    expect(server.releases).toBe(1);
+    expect(server.holder).toBe(0);
+  });
+
+  it("a write sent on another connection than the lock's release keeps the lock until the write is answered", async () => {
+    const { server, make } = countingLock({ releasesOn: {} });
+    const resource = fresh();
+    const events: string[] = [];
+    await withLocalLine(resource, options(), make(), async (held) => {
+      held.writeSent?.({});
+      await sleep(20);
+      events.push(server.holder === 0 ? "released before the answer" : "held until the answer");
+    });
+    expect(events).toEqual(["held until the answer"]);
+    expect(server.holder).toBe(0);
+  });
+
+  it("a holder that handed the lock on with its write on the release's connection does not hold the line's release back", async () => {
+    const connection = {};
+    const { server, make } = countingLock({ releasesOn: connection });
+    const resource = fresh();
+    let releasedBeforeFirstLeft = false;
+    let firstLeft = false;
+    await Promise.all([
+      withLocalLine(resource, options(), make(), async (held) => {
+        held.writeSent?.(connection);
+        await sleep(30);
+        releasedBeforeFirstLeft = server.holder === 0;
+        firstLeft = true;
+      }),
+      // The rest of the line ends without a command of its own: the release is behind the first write anyway.
+      ...Array.from({ length: 3 }, () => withLocalLine(resource, options(), make(), async () => {})),
+    ]);
+    expect(firstLeft).toBe(true);
+    expect(releasedBeforeFirstLeft).toBe(true);
+    expect(server.acquires).toBe(1);
+    expect(server.holder).toBe(0);
+  });
+
   it("when the line lets its lock go, the next buyer contends once the release is sent, not once it is answered", async () => {
     const { server, make } = countingLock();
     const resource = fresh();
