@@ -7,8 +7,9 @@ export class LabWaitTimeoutError extends AppError {
   readonly status = 504;
   readonly code = "lab_wait_timeout";
   override readonly details: Readonly<Record<string, string | number>>;
-  constructor(what: WaitFor, timeoutMs: number) {
-    super(`timed out waiting until ${what}`);
+  /** `seen`: what the runner last saw, for the logs and the run's record. */
+  constructor(what: WaitFor, timeoutMs: number, seen?: string) {
+    super(`timed out waiting until ${what}${seen ? ` (last seen: ${seen})` : ""}`);
     // As an ICU select's key (no hyphens there): holder_inside, lock_held…
     this.details = { what: what.replaceAll("-", "_"), timeoutS: Math.round(timeoutMs / 100) / 10 };
   }

@@ -17,7 +17,7 @@ import { getStackStatus, stackControl } from "../stack/control";
 import { recordFault } from "../timeline/faults";
 import { untilNginxSeesInstances } from "./rotation";
 import { clearClusterLock, clusterFailOver, endClusterReplicationHold, holdClusterReplication } from "./cluster-faults";
-import { awaitNewPrimary, endReplicationHold, failOver, holdReplication, sentinelPairSettled, sentinelPrimary, setMinReplicas } from "./sentinel-faults";
+import { awaitNewPrimary, demoteStrayPrimaries, describeSentinelPair, endReplicationHold, failOver, holdReplication, sentinelPairSettled, sentinelPrimary, setMinReplicas } from "./sentinel-faults";
 import { keepTimeline } from "../timeline/store";
 
 /**
@@ -44,6 +44,7 @@ export async function resetLab(): Promise<void> {
   await endReplicationHold();
   await endClusterReplicationHold();
   await setMinReplicas(0, 10);
+  await demoteStrayPrimaries();
   await clearLocks();
   await clearClusterLock();
   const restarted = before?.redis.some((node) => !node.up) || before?.apps.some((app) => app.state !== "running");
@@ -69,7 +70,7 @@ async function waitUntil(what: WaitFor, timeoutMs: number, orGoOn = false): Prom
     if (ready) return;
     await sleep(what === "instances-ready" || what === "sentinel-pair-settled" ? 200 : 20);
   }
-  if (!orGoOn) throw new LabWaitTimeoutError(what, timeoutMs);
+  if (!orGoOn) throw new LabWaitTimeoutError(what, timeoutMs, what === "sentinel-pair-settled" ? await describeSentinelPair().catch(() => undefined) : undefined);
 }
 
 interface CaseState {

@@ -91,8 +91,9 @@ const REPLICATION_CUT = { client: "replica", server: "primary" } as const;
 const splitBrain = (before: readonly LabStep[] = []) => ({
   lockTtlMs: 10_000, waitTimeoutMs: 10_000, workMs: 6000, initialStock: 5,
   steps: [
-    // The pair settled (an earlier card may have just failed over: its old primary is demoted only
-    // once the Sentinels reach it again), then both instances' clients on the primary they name.
+    // The pair settled (an earlier card may have just failed over: the lab's reset makes its old
+    // primary the new one's replica, and the link must come up), then both instances' clients on
+    // the primary the Sentinels name.
     { do: "wait-until", what: "sentinel-pair-settled", timeoutMs: 30_000 },
     { do: "wait-until", what: "instances-ready", timeoutMs: 20_000 },
     ...before,

@@ -132,6 +132,42 @@ export async function setMinReplicas(replicas: number, maxLagS: number): Promise
   if (replicas > 0) await recordFault("fault-start", `min-replicas-to-write ${replicas}, max lag ${maxLagS} s on the Sentinel pair`).catch(() => {});
 }
 
+interface MemberView {
+  address: string;
+  /** "master", "slave", or "" when the member did not answer. */
+  role: string;
+  /** host:port of the primary a replica follows, and whether its link to it is up. */
+  follows?: string;
+  linkUp: boolean;
+}
+
+function fieldOf(info: string, name: string): string | undefined {
+  return new RegExp(`^${name}:(.*)$`, "m").exec(info)?.[1]?.trim();
+}
+
+async function memberViews(): Promise<MemberView[]> {
+  return Promise.all(getEnv().SENTINEL_REDIS.map(async (address) => {
+    const info = await once(address, (c) => c.info("replication")).then(String, () => "");
+    const host = fieldOf(info, "master_host");
+    const port = fieldOf(info, "master_port");
+    return { address, role: fieldOf(info, "role") ?? "", follows: host && port ? `${host}:${port}` : undefined, linkUp: fieldOf(info, "master_link_status") === "up" };
+  }));
+}
+
+/** The primary every Sentinel that answers names, when at least two answer and they agree. */
+async function agreedPrimary(): Promise<string | undefined> {
+  const env = getEnv();
+  const named = (await Promise.all(env.SENTINELS.map((sentinel) =>
+    once(sentinel, (c) => c.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", env.SENTINEL_MASTER)).catch(() => undefined))))
+    .filter((answer): answer is [string, string] => Array.isArray(answer) && answer.length === 2)
+    .map(([host, port]) => `${host}:${port}`);
+  return named.length >= 2 && named.every((address) => address === named[0]) ? named[0] : undefined;
+}
+
+function settled(primary: string, views: readonly MemberView[]): boolean {
+  return views.every((view) => view.address === primary ? view.role === "master" : view.role === "slave" && view.linkUp && view.follows === primary);
+}
+
 /**
  * True once the pair agrees with the Sentinels: the member they name reports itself a primary, and
  * every other member replicates from it with its link up. After a partition heals, the old primary
@@ -140,9 +176,34 @@ export async function setMinReplicas(replicas: number, maxLagS: number): Promise
  */
 export async function sentinelPairSettled(): Promise<boolean> {
   const primary = await sentinelPrimary().catch(() => undefined);
-  if (!primary) return false;
-  const roles = await Promise.all(getEnv().SENTINEL_REDIS.map((address) =>
-    once(address, (c) => c.info("replication")).then((info) => ({ address, info: String(info) }), () => ({ address, info: "" }))));
-  return roles.every(({ address, info }) =>
-    address === primary ? /role:master/.test(info) : /role:slave/.test(info) && /master_link_status:up/.test(info) && info.includes(`master_port:${primary.split(":")[1]}`));
+  return primary !== undefined && settled(primary, await memberViews());
+}
+
+/** The pair as the Sentinels and its members see it, for a wait that timed out. */
+export async function describeSentinelPair(): Promise<string> {
+  const primary = await agreedPrimary().catch(() => undefined);
+  const views = await memberViews();
+  const members = views.map((view) => `${view.address} ${view.role || "no answer"}${view.follows ? ` of ${view.follows} (link ${view.linkUp ? "up" : "down"})` : ""}`);
+  return `Sentinels name ${primary ?? "no agreed primary"}; ${members.join("; ")}`;
+}
+
+/**
+ * Puts the pair back after a case that split it. A member that still calls itself primary while
+ * the Sentinels agree on another is made that one's replica at once. The Sentinels do the same by
+ * themselves, but only after they have seen it as a primary across two INFO polls 8 s apart (they
+ * poll a replica every 10 s), so 10–20 s after they reach it again, and later still on a loaded
+ * machine; the next case would wait for that. Nothing is done while the Sentinels disagree or name
+ * a member that is not a primary (a failover still under way). Resolves with what it demoted.
+ */
+export async function demoteStrayPrimaries(): Promise<string[]> {
+  const primary = await agreedPrimary().catch(() => undefined);
+  if (!primary) return [];
+  const views = await memberViews();
+  if (views.find((view) => view.address === primary)?.role !== "master") return [];
+  const strays = views.filter((view) => view.address !== primary && view.role === "master").map((view) => view.address);
+  const [host, port] = primary.split(":");
+  const demoted = (await Promise.all(strays.map((address) =>
+    once(address, (c) => c.call("REPLICAOF", host!, port!)).then(() => address, () => undefined))))
+    .filter((address): address is string => address !== undefined);
+  return demoted;
 }
