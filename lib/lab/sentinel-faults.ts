@@ -24,12 +24,17 @@ async function once<T>(address: string, task: (client: Redis) => Promise<T>): Pr
   }
 }
 
+/** The primary's host:port as `sentinel` names it, if it answers. */
+async function namedBy(sentinel: string): Promise<string | undefined> {
+  const answer = await once(sentinel, (c) => c.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", getEnv().SENTINEL_MASTER)).catch(() => undefined);
+  return Array.isArray(answer) && answer.length === 2 ? `${answer[0]}:${answer[1]}` : undefined;
+}
+
 /** The primary's host:port as the first Sentinel that answers names it. */
 export async function sentinelPrimary(): Promise<string> {
-  const env = getEnv();
-  for (const sentinel of env.SENTINELS) {
-    const answer = await once(sentinel, (c) => c.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", env.SENTINEL_MASTER)).catch(() => undefined);
-    if (Array.isArray(answer) && answer.length === 2) return `${answer[0]}:${answer[1]}`;
+  for (const sentinel of getEnv().SENTINELS) {
+    const named = await namedBy(sentinel);
+    if (named) return named;
   }
   throw new Error("no Sentinel names a primary");
 }
@@ -156,11 +161,7 @@ async function memberViews(): Promise<MemberView[]> {
 
 /** The primary every Sentinel that answers names, when at least two answer and they agree. */
 async function agreedPrimary(): Promise<string | undefined> {
-  const env = getEnv();
-  const named = (await Promise.all(env.SENTINELS.map((sentinel) =>
-    once(sentinel, (c) => c.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", env.SENTINEL_MASTER)).catch(() => undefined))))
-    .filter((answer): answer is [string, string] => Array.isArray(answer) && answer.length === 2)
-    .map(([host, port]) => `${host}:${port}`);
+  const named = (await Promise.all(getEnv().SENTINELS.map(namedBy))).filter((address): address is string => address !== undefined);
   return named.length >= 2 && named.every((address) => address === named[0]) ? named[0] : undefined;
 }
 
@@ -202,8 +203,7 @@ export async function demoteStrayPrimaries(): Promise<string[]> {
   if (views.find((view) => view.address === primary)?.role !== "master") return [];
   const strays = views.filter((view) => view.address !== primary && view.role === "master").map((view) => view.address);
   const [host, port] = primary.split(":");
-  const demoted = (await Promise.all(strays.map((address) =>
+  return (await Promise.all(strays.map((address) =>
     once(address, (c) => c.call("REPLICAOF", host!, port!)).then(() => address, () => undefined))))
     .filter((address): address is string => address !== undefined);
-  return demoted;
 }
