@@ -17,7 +17,7 @@ import { closedLoad, countAnswers } from "../support/closed-load";
 import { openLockClients } from "../support/lock-clients";
 import { PUBLIC_URL, instanceUrl, postBuy, prepareSale, stackControl } from "../support/stack";
 import { sleep, waitFor } from "../support/wait";
-import { contenders, describeContenders, plantContender, zkCall } from "../support/zookeeper";
+import { childrenNow, contenders, describeContenders, plantContender, zkCall } from "../support/zookeeper";
 
 const SESSION_MS = 2000;
 
@@ -77,7 +77,7 @@ it("a znode of the contender's own session left ahead of it (a create whose answ
   const client = await clients.services().zookeeper(SESSION_MS);
   // The orphan: named as a contender's, in the very session the lock will use, and nobody's sweep knows it.
   const orphan = await plantContender(client, resource);
-  const childrenOf = () => zkCall<string[]>((cb) => client.getChildren(zookeeperLockPath(resource), cb));
+  const childrenOf = () => childrenNow(client, zookeeperLockPath(resource));
   expect(await childrenOf(), "the orphan is in place").toEqual([orphan]);
 
   const lock = zookeeperLock(clients, resource, options);
@@ -112,7 +112,7 @@ it("an orphan of an idle instance's session is removed within a second: the othe
   const options = { ttlMs: SESSION_MS, waitTimeoutMs: 3000 };
   const client = await clients.services().zookeeper(SESSION_MS);
   const dir = zookeeperLockPath(resource);
-  const childrenOf = () => zkCall<string[]>((cb) => client.getChildren(dir, cb));
+  const childrenOf = () => childrenNow(client, dir);
   // This instance's last buyer takes the lock and lets it go; the instance then has no buyer.
   const last = zookeeperLock(clients, resource, options);
   await last.acquire(Date.now() + options.waitTimeoutMs);
@@ -167,7 +167,7 @@ it("the idle audit removes only its own session's znodes: another instance's hol
   const options = { ttlMs: SESSION_MS, waitTimeoutMs: 1000 };
   const client = await clients.services().zookeeper(zookeeperSessionMs(options.ttlMs));
   const dir = zookeeperLockPath(resource);
-  const childrenOf = () => zkCall<string[]>((cb) => client.getChildren(dir, cb));
+  const childrenOf = () => childrenNow(client, dir);
   // This session contends once and ends: its audits are due.
   const ours = zookeeperLock(clients, resource, options);
   await ours.acquire(Date.now() + options.waitTimeoutMs);
@@ -214,7 +214,7 @@ it("the sweep after an uncertain call removes every znode carrying its GUID, and
   expect(guid, "the planted znode is named as the lock names its own").toHaveLength(32);
   await zkCall<string>((cb) => client.create(`${dir}/_c_${guid}-lock-`, Buffer.alloc(0), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
   const other = await plantContender(client, resource);
-  const childrenOf = () => zkCall<string[]>((cb) => client.getChildren(dir, cb));
+  const childrenOf = () => childrenNow(client, dir);
   expect(await childrenOf()).toHaveLength(3);
 
   await sweepOurs(client, dir, guid);

@@ -20,12 +20,24 @@ export interface Contender {
 export const zkCall = <T>(call: (cb: (error: unknown, result: T) => void) => void) =>
   new Promise<T>((resolve, reject) => call((error, result) => (error ? reject(error) : resolve(result))));
 
+/**
+ * The children of `dir` as the ensemble has them now, read in `client`'s session. A read is
+ * answered by the member the session is on, which may not yet have applied a write another session
+ * made through the leader (ZooKeeper orders each session's own requests, not reads across sessions).
+ * So it writes first, as the lock's own audit does: the session's read after that write waits
+ * until its member has applied everything the leader ordered before it.
+ */
+export async function childrenNow(client: zookeeper.Client, dir: string): Promise<string[]> {
+  await zkCall<void>((cb) => client.transaction().check(dir).commit((error) => cb(error, undefined)));
+  return zkCall<string[]>((cb) => client.getChildren(dir, cb));
+}
+
 export async function contenders(resource = "goods:001"): Promise<Contender[]> {
   const dir = zookeeperLockPath(resource);
   const services = openLockServices("test-contenders");
   try {
     const client = await services.zookeeper(4000);
-    const children = await zkCall<string[]>((cb) => client.getChildren(dir, cb)).catch((error: unknown) => {
+    const children = await childrenNow(client, dir).catch((error: unknown) => {
       if (isCode(error, zookeeper.Exception.NO_NODE)) return [];
       throw error;
     });
