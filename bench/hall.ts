@@ -319,7 +319,10 @@ export function hallAims(results: readonly HallResult[]): string[] {
   return lines;
 }
 
-/** The hall's chart: when the phones saw the end, after the last unit sold (p50 and p99), against N. */
+/**
+ * The hall's chart: when the phones saw the end, after the last unit sold (p50 and p99), against N.
+ * The legend sits in the heading's row, clear of the aim's label and of every point.
+ */
 export function hallChart(results: readonly HallResult[]): string {
   const safe = results.filter((r) => r.strategy !== "none").sort((a, b) => a.phones - b.phones);
   const width = 640;
@@ -345,8 +348,7 @@ ${safe.map((r) => `<text x="${x(r.phones)}" y="${height - bottom + 16}" text-anc
 ${[0, 0.25, 0.5, 0.75, 1].map((f) => `<text x="${left - 6}" y="${y(f * maxMs) + 4}" text-anchor="end">${Math.round(f * maxMs)}</text>`).join("")}
 ${polyline((r) => r.seenAfterLastSaleMs.p50, "#1971c2")}
 ${polyline((r) => r.seenAfterLastSaleMs.p99, "#e8590c")}
-<text x="${width - 20}" y="44" text-anchor="end" fill="#1971c2">p50</text>
-<text x="${width - 20}" y="58" text-anchor="end" fill="#e8590c">p99</text>
+${[["p50", "#1971c2"], ["p99", "#e8590c"]].map(([label, colour], i) => `<line x1="${width - 110 + 50 * i}" y1="14" x2="${width - 90 + 50 * i}" y2="14" stroke="${colour}" stroke-width="2"/><text x="${width - 86 + 50 * i}" y="18" fill="${colour}">${label}</text>`).join("")}
 </svg>
 `;
 }
