@@ -1,6 +1,6 @@
 import { CEILING_LOCAL, CEILING_LOCKS, CEILING_ROUNDS, CURVE_STRATEGIES, PAIRED, PEER_BLOCKS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
 import type { PeerFamily } from "./peers";
-import { median, type RowResult } from "./stats";
+import { median, medianInterval, type RowResult } from "./stats";
 
 /**
  * The project's aims as ratios between rows of one run, each held (✓) or missed (✗). Pure, so a
@@ -218,10 +218,14 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
       return { name, ratios: localRounds && lockRounds ? roundRatios(localRounds, lockRounds) : undefined };
     });
     if (againstLocks.every(({ ratios }) => ratios)) {
-      const paired = againstLocks.map(({ name, ratios }) => ({ name, median: median(ratios!), won: ratios!.filter((r) => r > 1).length, of: ratios!.length }));
+      const paired = againstLocks.map(({ name, ratios }) => ({
+        name, median: median(ratios!), interval: medianInterval(ratios!), won: ratios!.filter((r) => r > 1).length, of: ratios!.length,
+      }));
+      // Where the interval holds 1 the rounds do not tell the two apart: said, not judged otherwise.
+      const level = paired.filter((lock) => lock.interval.low <= 1 && lock.interval.high >= 1).map((lock) => lock.name);
       out.push({
         ok: paired.every((lock) => lock.median > 1),
-        text: `local (a lock in the process's memory) faster than token-lua and redlock, in-process at ${buyers} buyers (median over the same rounds of local ÷ the lock: ${paired.map((lock) => `÷ ${lock.name} ${shown(lock.median, 1, 3)}, faster in ${lock.won} of ${lock.of} rounds`).join("; ")})`,
+        text: `local (a lock in the process's memory) faster than token-lua and redlock, in-process at ${buyers} buyers (median over the same rounds of local ÷ the lock: ${paired.map((lock) => `÷ ${lock.name} ${shown(lock.median, 1, 3)} (${Math.floor(lock.interval.coverage * 100)} % interval ${lock.interval.low.toFixed(3)}–${lock.interval.high.toFixed(3)}), faster in ${lock.won} of ${lock.of} rounds`).join("; ")}${level.length ? `; level with ${level.join(" and ")} within what ${paired[0]!.of} rounds resolve` : ""})`,
       });
       continue;
     }

@@ -31,6 +31,28 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/**
+ * A distribution-free interval for the median of `values`: the k-th smallest and k-th largest, with
+ * k the largest rank at which the chance that the true median lies outside is at most 1 − `confidence`
+ * (each value falls below the median with probability ½, so the count below is Binomial(n, ½)).
+ * `coverage` is the interval's own confidence (≥ `confidence` where the count allows, else the
+ * widest interval's, min–max). Says whether two rows that trade places round by round are told apart.
+ */
+export function medianInterval(values: readonly number[], confidence = 0.95): { low: number; high: number; coverage: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  // P(X < k) for X ~ Binomial(n, ½), for k = 0, 1, …
+  const below: number[] = [0];
+  let term = 0.5 ** n;
+  for (let k = 0; k < n; k += 1) {
+    below.push(below[k]! + term);
+    term = (term * (n - k)) / (k + 1);
+  }
+  let k = 1;
+  while (k + 1 <= Math.ceil(n / 2) && 1 - 2 * below[k + 1]! >= confidence) k += 1;
+  return { low: sorted[k - 1] ?? 0, high: sorted[n - k] ?? 0, coverage: n ? 1 - 2 * below[k]! : 0 };
+}
+
 /** Nearest-rank percentile of an ascending array. */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;

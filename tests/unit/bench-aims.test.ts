@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { aims, bestPeer, formatAim, shown, type AimInputs } from "@/bench/aims";
-import type { RowResult } from "@/bench/stats";
+import { medianInterval, type RowResult } from "@/bench/stats";
 
 function row(level: RowResult["level"], label: string, buyers: number, purchasesPerSecond: number, extra: Partial<RowResult> = {}): RowResult {
   return {
@@ -222,14 +222,25 @@ describe("the benchmark's aims", () => {
     const withLocal = run([...table, ...single, ...rounds, row("in-process", "local", 50, 1000),
       row("in-process", "local (ceiling rounds)", 50, 0, { samples: [3000, 3100, 3000, 3000, 2800] })], curve);
     expect(find(withLocal, "local (a lock in the process's memory) faster", "at 50 buyers")).toEqual([
-      { ok: true, text: expect.stringContaining("÷ token-lua 1.051, faster in 5 of 5 rounds; ÷ redlock 1.476, faster in 5 of 5 rounds") },
+      // Five rounds allow no tighter interval for the median than their smallest and largest (93.75 %).
+      { ok: true, text: expect.stringContaining("÷ token-lua 1.051 (93 % interval 1.034–1.167), faster in 5 of 5 rounds; ÷ redlock 1.476 (93 % interval 1.400–1.500), faster in 5 of 5 rounds)") },
     ]);
     const slowLocal = run([...table, ...single, ...rounds,
       row("in-process", "local (ceiling rounds)", 50, 0, { samples: [2800, 2900, 2700, 2800, 2400] })], curve);
     // Slower than token-lua in four rounds of five (0.97, 0.98, 0.96, 0.97, 1.00): not faster, whatever its median share.
     expect(find(slowLocal, "local (a lock in the process's memory) faster", "at 50 buyers")[0]).toMatchObject({
-      ok: false, text: expect.stringContaining("÷ token-lua 0.966, faster in 0 of 5 rounds"),
+      ok: false, text: expect.stringContaining("÷ token-lua 0.966 (93 % interval 0.964–1.000), faster in 0 of 5 rounds"),
     });
+    // Its interval reaches 1: the line says the rounds do not tell local and token-lua apart.
+    expect(find(slowLocal, "local (a lock in the process's memory) faster", "at 50 buyers")[0]!.text).toContain("; level with token-lua within what 5 rounds resolve)");
+  });
+
+  it("gives the median of twenty rounds the 6th smallest to the 6th largest as its 95 % interval", () => {
+    const rounds = Array.from({ length: 20 }, (_, i) => 1 + (i - 10) / 100).reverse(); // 0.90 … 1.09, any order
+    // P(fewer than 6 of 20 below the median) = 0.0207 each side: 95.9 %; 7 would give 88.5 %.
+    expect(medianInterval(rounds)).toEqual({ low: 0.95, high: 1.04, coverage: expect.closeTo(0.9586, 4) });
+    expect(medianInterval([3, 1, 2])).toEqual({ low: 1, high: 3, coverage: 0.75 });
+    expect(medianInterval([])).toEqual({ low: 0, high: 0, coverage: 0 });
   });
 
   it("never prints a figure rounded onto the aim's other side", () => {
