@@ -103,6 +103,17 @@ export function roundRatios(first: RowResult, second: RowResult): number[] | und
   return a.map((rate, i) => ratio(rate, b[i]!));
 }
 
+/**
+ * Each round's first ÷ second CPU time per purchase (in-process rows of the ceiling rounds), or
+ * undefined when either row carries no per-window CPU.
+ */
+export function roundCpuRatios(first: RowResult, second: RowResult): number[] | undefined {
+  const a = first.cpuSamples ?? [];
+  const b = second.cpuSamples ?? [];
+  if (!a.length || a.length !== b.length) return undefined;
+  return a.map((micros, i) => ratio(micros, b[i]!));
+}
+
 /** The family's peer row with the most purchases/s in the main table's in-process rows. */
 export function bestPeer(inputs: Pick<AimInputs, "table" | "peers">, family: PeerFamily): RowResult | undefined {
   const labels = new Set(inputs.peers.filter((peer) => peer.family === family).map((peer) => peer.label));
@@ -215,17 +226,24 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
     const localRounds = roundCeiling && at("in-process", `${CEILING_LOCAL}${CEILING_ROUNDS}`, buyers);
     const againstLocks = CEILING_LOCKS.map((name) => {
       const lockRounds = at("in-process", `${name}${CEILING_ROUNDS}`, buyers);
-      return { name, ratios: localRounds && lockRounds ? roundRatios(localRounds, lockRounds) : undefined };
+      return {
+        name,
+        ratios: localRounds && lockRounds ? roundRatios(localRounds, lockRounds) : undefined,
+        cpu: localRounds && lockRounds ? roundCpuRatios(localRounds, lockRounds) : undefined,
+      };
     });
     if (againstLocks.every(({ ratios }) => ratios)) {
-      const paired = againstLocks.map(({ name, ratios }) => ({
+      const paired = againstLocks.map(({ name, ratios, cpu }) => ({
         name, median: median(ratios!), interval: medianInterval(ratios!), won: ratios!.filter((r) => r > 1).length, of: ratios!.length,
+        // At the serial limit a round trip, not the process, sets the pace, so a lock's own cost shows as
+        // the process's CPU per purchase before it shows in the rate: said beside the verdict, not judged.
+        cpu: cpu && `CPU per purchase ${median(cpu).toFixed(2)}× the lock's, lower in ${cpu.filter((r) => r < 1).length} of ${cpu.length}`,
       }));
       // Where the interval holds 1 the rounds do not tell the two apart: said, not judged otherwise.
       const level = paired.filter((lock) => lock.interval.low <= 1 && lock.interval.high >= 1).map((lock) => lock.name);
       out.push({
         ok: paired.every((lock) => lock.median > 1),
-        text: `local (a lock in the process's memory) faster than token-lua and redlock, in-process at ${buyers} buyers (median over the same rounds of local ÷ the lock: ${paired.map((lock) => `÷ ${lock.name} ${shown(lock.median, 1, 3)} (${Math.floor(lock.interval.coverage * 100)} % interval ${lock.interval.low.toFixed(3)}–${lock.interval.high.toFixed(3)}), faster in ${lock.won} of ${lock.of} rounds`).join("; ")}${level.length ? `; level with ${level.join(" and ")} within what ${paired[0]!.of} rounds resolve` : ""})`,
+        text: `local (a lock in the process's memory) faster than token-lua and redlock, in-process at ${buyers} buyers (median over the same rounds of local ÷ the lock: ${paired.map((lock) => `÷ ${lock.name} ${shown(lock.median, 1, 3)} (${Math.floor(lock.interval.coverage * 100)} % interval ${lock.interval.low.toFixed(3)}–${lock.interval.high.toFixed(3)}), faster in ${lock.won} of ${lock.of} rounds${lock.cpu ? `, ${lock.cpu}` : ""}`).join("; ")}${level.length ? `; level with ${level.join(" and ")} within what ${paired[0]!.of} rounds resolve` : ""})`,
       });
       continue;
     }

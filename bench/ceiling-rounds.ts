@@ -11,8 +11,13 @@ import type { Workload } from "./workload";
 /** The numbers of buyers the locks are measured against the serial ceiling at. */
 export const CEILING_BUYERS: readonly number[] = [50, 200];
 
-/** Rounds of the ceiling row, and each window's length in them. */
-export const CEILING_ROUND_COUNT = 20;
+/**
+ * Rounds of the ceiling row, and each window's length in them. Thirty, not twenty: at the serial
+ * limit `local` and the Redis locks stand a few per cent apart while one round's ratio moves by
+ * ±10 % with the machine, and twenty rounds' medians of `local` ÷ a lock moved by ±0.03 from run to
+ * run (docs/benchmarks.md); thirty narrow that by a fifth for 100 s more of the bench.
+ */
+export const CEILING_ROUND_COUNT = 30;
 export const CEILING_ROUND_MS = 1000;
 
 /**
@@ -21,9 +26,10 @@ export const CEILING_ROUND_MS = 1000;
  * reversed every other round — at each of CEILING_BUYERS; the aim takes each round's lock ÷ ceiling
  * and judges the median. This machine's speed drifts by ±25 % over seconds (the ceiling read
  * 2,075–4,033/s in 4 s windows minutes apart): three windows a second apart share their moment, and
- * the median of twenty rounds leaves the slow ones out. A window this short costs a lock its first
+ * the median of the rounds leaves the slow ones out. A window this short costs a lock its first
  * acquire and its line's start, which the ceiling does not pay, so it can only understate a lock.
- * Each side is the mean of its windows and keeps every window's figure (`samples`) in round order.
+ * Each side is the mean of its windows and keeps every window's figure (`samples`, and the process's
+ * CPU per purchase in `cpuSamples`) in round order.
  */
 export async function ceilingRounds(workload: Workload): Promise<RowResult[]> {
   const results: RowResult[] = [];

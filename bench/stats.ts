@@ -22,6 +22,8 @@ export interface RowResult {
   readonly samples?: readonly number[];
   /** In-process rows: the bench process's CPU time (user + system) per purchase, in µs. */
   readonly cpuMicrosPerPurchase?: number;
+  /** For a row measured in several windows, in-process: each window's CPU time per purchase (µs), in order. */
+  readonly cpuSamples?: readonly number[];
 }
 
 /** The middle value (the mean of the middle two for an even count); any order. */
@@ -86,6 +88,9 @@ export function meanOfAll(windows: readonly RowResult[]): RowResult {
     peakHolders: Math.max(...windows.map((w) => w.peakHolders)),
     lostUpdates: sum((w) => w.lostUpdates),
     samples: windows.map((w) => w.purchasesPerSecond),
-    ...(windows.every((w) => w.cpuMicrosPerPurchase !== undefined) && { cpuMicrosPerPurchase: mean((w) => w.cpuMicrosPerPurchase!) }),
+    ...(windows.every((w) => w.cpuMicrosPerPurchase !== undefined) && {
+      cpuMicrosPerPurchase: mean((w) => w.cpuMicrosPerPurchase!),
+      cpuSamples: windows.map((w) => w.cpuMicrosPerPurchase!),
+    }),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { aims, bestPeer, formatAim, shown, type AimInputs } from "@/bench/aims";
-import { medianInterval, type RowResult } from "@/bench/stats";
+import { meanOfAll, medianInterval, type RowResult } from "@/bench/stats";
 
 function row(level: RowResult["level"], label: string, buyers: number, purchasesPerSecond: number, extra: Partial<RowResult> = {}): RowResult {
   return {
@@ -233,6 +233,39 @@ describe("the benchmark's aims", () => {
     });
     // Its interval reaches 1: the line says the rounds do not tell local and token-lua apart.
     expect(find(slowLocal, "local (a lock in the process's memory) faster", "at 50 buyers")[0]!.text).toContain("; level with token-lua within what 5 rounds resolve)");
+    // No per-window CPU in the rows: nothing said of it.
+    expect(find(withLocal, "local (a lock in the process's memory) faster", "at 50 buyers")[0]!.text).not.toContain("CPU per purchase");
+  });
+
+  it("says local's CPU per purchase against each lock round by round beside the verdict, without judging by it", () => {
+    const { table, curve } = passingRun();
+    const rounds = (label: string, samples: number[], cpuSamples: number[]) =>
+      row("in-process", `${label} (ceiling rounds)`, 50, 0, { samples, cpuSamples });
+    const lines = run([
+      ...table,
+      rounds("serial ceiling (no lock: one buyer at a time)", [3000, 3000, 3000, 3000, 3000], [80, 80, 80, 80, 80]),
+      rounds("token-lua", [2900, 2900, 2900, 2900, 2900], [85, 85, 85, 85, 85]),
+      rounds("redlock", [2900, 2900, 2900, 2900, 2900], [80, 80, 80, 80, 80]),
+      // Faster than both in every round; its CPU: ÷ token-lua 0.94, 0.94, 1.06, 0.94, 0.94 → 0.94, lower in 4 of 5;
+      // ÷ redlock 1.00, 1.00, 1.125, 1.00, 1.00 → 1.00, lower in none.
+      rounds("local", [3000, 3000, 3000, 3000, 3000], [80, 80, 90, 80, 80]),
+    ], curve);
+    const [local] = find(lines, "local (a lock in the process's memory) faster", "at 50 buyers");
+    expect(local).toMatchObject({ ok: true });
+    expect(local!.text).toContain("faster in 5 of 5 rounds, CPU per purchase 0.94× the lock's, lower in 4 of 5;");
+    expect(local!.text).toContain("faster in 5 of 5 rounds, CPU per purchase 1.00× the lock's, lower in 0 of 5)");
+  });
+
+  it("keeps every window's rate and CPU per purchase, in order, when it joins a row's windows", () => {
+    const joined = meanOfAll([
+      row("in-process", "local (ceiling rounds)", 50, 3000, { cpuMicrosPerPurchase: 80 }),
+      row("in-process", "local (ceiling rounds)", 50, 2000, { cpuMicrosPerPurchase: 90 }),
+    ]);
+    expect(joined).toMatchObject({ purchasesPerSecond: 2500, samples: [3000, 2000], cpuMicrosPerPurchase: 85, cpuSamples: [80, 90] });
+    // A window without CPU (an HTTP row): none for the row either.
+    const http = meanOfAll([row("http", "token-lua (paired)", 50, 3000), row("http", "token-lua (paired)", 50, 2000)]);
+    expect(http.cpuSamples).toBeUndefined();
+    expect(http.cpuMicrosPerPurchase).toBeUndefined();
   });
 
   it("gives the median of twenty rounds the 6th smallest to the 6th largest as its 95 % interval", () => {
