@@ -70,6 +70,17 @@ function answerOf<T>(client: zookeeper.Client, call: (callback: Callback<T>) => 
   return Promise.race([answer, sessionEnded(client)]);
 }
 
+/**
+ * Resolves once the member `client`'s session is on has applied every write the leader ordered
+ * before now, so the session's next read sees a znode another session has just made. ZooKeeper
+ * orders one session's requests, not reads across sessions: a read alone is answered from what
+ * that member has applied so far. A write (a transaction that only checks `dir`) goes through the
+ * leader, and the session's read after it waits for the member to catch up.
+ */
+export function caughtUp(client: zookeeper.Client, dir: string): Promise<void> {
+  return answerOf<void>(client, (cb) => client.transaction().check(dir).commit((error) => cb(error, undefined)));
+}
+
 /** One ZooKeeper call as a promise, bounded (a client without a quorum queues requests). */
 function zk<T>(client: zookeeper.Client, what: string, timeoutMs: number, call: (callback: Callback<T>) => void): Promise<T> {
   return serviceCall(`zookeeper ${what}`, timeoutMs, () => answerOf(client, call));
@@ -105,7 +116,7 @@ export async function sweepOurs(client: zookeeper.Client, dir: string, guid: str
   const deadline = Date.now() + SWEEP_FOR_MS;
   while (Date.now() < deadline) {
     try {
-      await answerOf<void>(client, (cb) => client.transaction().check(dir).commit((error) => cb(error, undefined)));
+      await caughtUp(client, dir);
       const ours = (await answerOf<string[]>(client, (cb) => client.getChildren(dir, cb))).filter((name) => name.includes(guid));
       for (const name of ours) {
         await answerOf<void>(client, removal(client, `${dir}/${name}`)).catch(unlessGone);
@@ -223,7 +234,7 @@ export const keepsStateFor = (client: zookeeper.Client, dir: string): boolean =>
  */
 async function auditIdle(client: zookeeper.Client, dir: string, state: PathInSession): Promise<boolean> {
   if (state.contenders > 0 || client.getState() !== zookeeper.State.SYNC_CONNECTED) return false;
-  await answerOf<void>(client, (cb) => client.transaction().check(dir).commit((error) => cb(error, undefined)));
+  await caughtUp(client, dir);
   // Checked again as the listing is sent: a contender that started during the write makes it unsafe.
   if (state.contenders > 0) return false;
   const session = client.getSessionId();

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import zookeeper from "node-zookeeper-client";
 import { openLockServices } from "@/lib/lock-services";
-import { isCode, zookeeperLockPath } from "@/lib/locks/zookeeper-lock";
+import { caughtUp, isCode, zookeeperLockPath } from "@/lib/locks/zookeeper-lock";
 
 export interface Contender {
   readonly name: string;
@@ -20,15 +20,9 @@ export interface Contender {
 export const zkCall = <T>(call: (cb: (error: unknown, result: T) => void) => void) =>
   new Promise<T>((resolve, reject) => call((error, result) => (error ? reject(error) : resolve(result))));
 
-/**
- * The children of `dir` as the ensemble has them now, read in `client`'s session. A read is
- * answered by the member the session is on, which may not yet have applied a write another session
- * made through the leader (ZooKeeper orders each session's own requests, not reads across sessions).
- * So it writes first, as the lock's own audit does: the session's read after that write waits
- * until its member has applied everything the leader ordered before it.
- */
+/** The children of `dir` as the ensemble has them now, read in `client`'s session (see caughtUp). */
 export async function childrenNow(client: zookeeper.Client, dir: string): Promise<string[]> {
-  await zkCall<void>((cb) => client.transaction().check(dir).commit((error) => cb(error, undefined)));
+  await caughtUp(client, dir);
   return zkCall<string[]>((cb) => client.getChildren(dir, cb));
 }
 
