@@ -93,25 +93,15 @@ export function blockRatios(on: RowResult, off: RowResult): number[] | undefined
 }
 
 /**
- * Each round's first ÷ second, from the two rows' windows in round order (one of each per round),
- * or undefined when the rows carry no windows to pair.
+ * Each round's first ÷ second, from the two rows' windows in round order (one of each per round):
+ * their purchases/s (`samples`), or their CPU per purchase (`cpuSamples`); undefined when the rows
+ * carry no such windows to pair.
  */
-export function roundRatios(first: RowResult, second: RowResult): number[] | undefined {
-  const a = first.samples ?? [];
-  const b = second.samples ?? [];
+export function roundRatios(first: RowResult, second: RowResult, of: "samples" | "cpuSamples" = "samples"): number[] | undefined {
+  const a = first[of] ?? [];
+  const b = second[of] ?? [];
   if (!a.length || a.length !== b.length) return undefined;
-  return a.map((rate, i) => ratio(rate, b[i]!));
-}
-
-/**
- * Each round's first ÷ second CPU time per purchase (in-process rows of the ceiling rounds), or
- * undefined when either row carries no per-window CPU.
- */
-export function roundCpuRatios(first: RowResult, second: RowResult): number[] | undefined {
-  const a = first.cpuSamples ?? [];
-  const b = second.cpuSamples ?? [];
-  if (!a.length || a.length !== b.length) return undefined;
-  return a.map((micros, i) => ratio(micros, b[i]!));
+  return a.map((value, i) => ratio(value, b[i]!));
 }
 
 /** The family's peer row with the most purchases/s in the main table's in-process rows. */
@@ -229,7 +219,7 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
       return {
         name,
         ratios: localRounds && lockRounds ? roundRatios(localRounds, lockRounds) : undefined,
-        cpu: localRounds && lockRounds ? roundCpuRatios(localRounds, lockRounds) : undefined,
+        cpu: localRounds && lockRounds ? roundRatios(localRounds, lockRounds, "cpuSamples") : undefined,
       };
     });
     if (againstLocks.every(({ ratios }) => ratios)) {
