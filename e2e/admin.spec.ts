@@ -60,10 +60,13 @@ test("an instructor runs none then token-lua and sees FAIL with oversell, then P
   await expect(page.getByTestId("sale-verdict")).toContainText("PASS");
 
   // Units sold twice per strategy, beside oversell.
-  await expect(page.getByTestId("double-sold-chart").locator("svg.recharts-surface")).toContainText("none");
+  await expect(page.getByTestId("double-sold-chart").locator(".recharts-wrapper > svg.recharts-surface")).toContainText("none");
+  // Each series is named: the mean over runs and the worst run.
+  await expect(page.getByTestId("double-sold-chart").locator(".recharts-legend-wrapper")).toContainText("mean over runs");
+  await expect(page.getByTestId("double-sold-chart").locator(".recharts-legend-wrapper")).toContainText("worst run");
 
   // The strategies are the bar chart's x-axis labels.
-  const chart = page.getByTestId("oversell-chart").locator("svg.recharts-surface");
+  const chart = page.getByTestId("oversell-chart").locator(".recharts-wrapper > svg.recharts-surface");
   await expect(chart).toContainText("none");
   await expect(chart).toContainText("token-lua");
 
