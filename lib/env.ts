@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * Every setting the app reads from the environment, parsed once. Each address has the local
- * stack's default (see DESIGN.md → Topology), so a bare `npm run demo` needs no configuration.
+ * stack's default (README, "The stack and its control API"), so a bare `npm run demo` needs no configuration.
  */
 const hostPort = z
   .string()
