@@ -4,7 +4,8 @@ import { buildHolders, criticalSection, type Holder } from "./holders";
 
 /**
  * The diagram's fixed geometry, in SVG user units: the SVG is 1000 units wide and scaled to its
- * box, so at 1280×720 one unit is a little under one pixel.
+ * box. Text is 14 units so that it is drawn at 12 px or more down to a box of about 860 px (the
+ * timeline page's diagram column at 1280×720 is about 900 px; the projector's card more).
  */
 export const DIAGRAM = Object.freeze({
   width: 1000,
@@ -13,12 +14,23 @@ export const DIAGRAM = Object.freeze({
   right: 16,
   /** Above the first lane: the time axis' labels. */
   top: 30,
-  laneHeight: 24,
+  fontSize: 14,
+  /**
+   * A lane is a line of labels (read, wrote, busy…) above a thinner bar: a label drawn on the bar
+   * at the same height was hidden by it, and by the next holder's bar.
+   */
+  laneHeight: 34,
+  /** From a lane's top: the labels' baseline, then the bar (its descenders clear the bar). */
+  labelBaseline: 14,
+  barTop: 18,
+  barHeight: 11,
   /** Between the last lane and the first Redis node's row: the rows' heading and the vote key. */
-  nodeHeadHeight: 28,
-  nodeRowHeight: 22,
+  nodeHeadHeight: 30,
+  nodeRowHeight: 24,
   /** Below the last row: the fault bands' notes. */
-  bottom: 18,
+  bottom: 20,
+  /** Between two rows of fault notes. */
+  faultLabelRow: 16,
 });
 
 /** One row of the diagram: an instance's heading, or a holder's lane. */
@@ -271,8 +283,41 @@ export interface FaultLabel {
 
 /** Bands that start within this much of each other (µs) were one action: a grudge of several cuts, nodes stopped together. */
 const SAME_ACTION_US = 50_000;
-const LABEL_CHAR_PX = 6.6;
 const LABEL_GAP_PX = 8;
+
+/**
+ * About how wide `text` is drawn at `size` units: CJK characters are square, Latin letters a
+ * little over half as wide, bold ones wider (a touch generous, so estimated labels do not overprint).
+ */
+export function textUnits(text: string, size: number = DIAGRAM.fontSize, bold = false): number {
+  const latin = bold ? 0.66 : 0.58;
+  return [...text].reduce((width, char) => width + (/[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/.test(char) ? 1 : latin) * size, 0);
+}
+
+/** Between two labels on one lane's line. */
+const LANE_LABEL_GAP = 6;
+
+/**
+ * The x of each label on a lane's line (read, wrote, given back, busy…), given in time order at
+ * the x of its event: each starts just right of its event, pushed right of the one before so none
+ * overprints another (a 5 ms critical section is a few units wide), and the last ones pulled back
+ * left when they would run past `right`, never left of `left`.
+ */
+export function placeLaneLabels(labels: readonly { readonly x: number; readonly text: string; readonly bold?: boolean }[], right: number, left = 0): number[] {
+  const width = (label: (typeof labels)[number]) => textUnits(label.text, DIAGRAM.fontSize, label.bold);
+  const xs: number[] = [];
+  for (const [index, label] of labels.entries()) {
+    const previous = index > 0 ? xs[index - 1]! + width(labels[index - 1]!) + LANE_LABEL_GAP : -Infinity;
+    xs.push(Math.max(label.x + 2, previous));
+  }
+  let limit = right;
+  for (let index = labels.length - 1; index >= 0; index -= 1) {
+    // A label whose event is right of the plot stays there (clipped): it is outside the window.
+    if (labels[index]!.x <= right) xs[index] = Math.min(xs[index]!, Math.max(limit - width(labels[index]!), left));
+    limit = xs[index]! - LANE_LABEL_GAP;
+  }
+  return xs;
+}
 
 /**
  * The fault bands' labels, placed so none overprints another: bands started by one action share one
@@ -298,7 +343,7 @@ export function placeFaultLabels(bands: Layout["faults"], x: (us: number) => num
     if (row === -1 && rowEnds.length < maxRows) row = rowEnds.length;
     // No room left: the band goes unlabelled here, its own tooltip still names it.
     if (row === -1) continue;
-    rowEnds[row] = left + text.length * LABEL_CHAR_PX;
+    rowEnds[row] = left + textUnits(text);
     labels.push({ x: left, row, text, title: notes.join("\n") });
   }
   return labels;

@@ -11,6 +11,7 @@ import {
   diagramHeight,
   faultBands,
   placeFaultLabels,
+  placeLaneLabels,
   laneTop,
   layOut,
   niceTicks,
@@ -18,6 +19,7 @@ import {
   placeNodeRows,
   scale,
   scrollTopFor,
+  textUnits,
   zoomWindow,
   type PlacedVote,
 } from "@/lib/timeline/layout";
@@ -70,13 +72,22 @@ describe("the timeline's layout", () => {
     // app-2 paused starts 50 px later, under the first label: a row up. Node 4, far right, back on row 0.
     expect(labels.slice(1).map((label) => [label.text, label.row])).toEqual([["app-2 paused", 1], ["Redis node 4 stopped", 0]]);
     // No two labels on one row overlap.
-    for (const a of labels) for (const b of labels) if (a !== b && a.row === b.row && a.x < b.x) expect(a.x + a.text.length * 6.6).toBeLessThanOrEqual(b.x);
+    for (const a of labels) for (const b of labels) if (a !== b && a.row === b.row && a.x < b.x) expect(a.x + textUnits(a.text)).toBeLessThanOrEqual(b.x);
   });
 
   it("leaves a label out past the last row rather than print it over another", () => {
     const bands = [0, 1, 2, 3, 4].map((n) => ({ from: n * 100_000, to: 1_000_000, note: `Redis node ${n + 1} stopped` }));
     const labels = placeFaultLabels(bands, (us) => us / 10_000, 4);
     expect(labels.map((label) => label.row)).toEqual([0, 1, 2, 3]);
+  });
+
+  it("keeps a lane's labels apart, and pulls the last ones back inside the plot's right edge", () => {
+    const right = DIAGRAM.width - DIAGRAM.right;
+    const [read, wrote] = placeLaneLabels([{ x: right - 30, text: "read 5" }, { x: right - 25, text: "wrote 4", bold: true }], right, DIAGRAM.left);
+    expect(read! + textUnits("read 5")).toBeLessThan(wrote!);
+    expect(wrote! + textUnits("wrote 4", DIAGRAM.fontSize, true)).toBeLessThanOrEqual(right);
+    // A label whose event is left of the window stays by its event (clipped), not moved onto the plot.
+    expect(placeLaneLabels([{ x: 100, text: "read 5" }], right, DIAGRAM.left)).toEqual([102]);
   });
 
   it("scales linearly and picks round ticks", () => {
