@@ -355,10 +355,14 @@ export function scale(d0: number, d1: number, r0: number, r1: number): (value: n
   return (value) => r0 + ((value - d0) / span) * (r1 - r0);
 }
 
-/** Evenly spaced "nice" ticks (1, 2 or 5 × 10^n) covering [from, to], about `count` of them. */
-export function niceTicks(from: number, to: number, count = 8): number[] {
+/**
+ * Evenly spaced "nice" ticks (1, 2 or 5 × 10^n) covering [from, to], about `count` of them, at
+ * least `minStep` apart: events are stamped in µs (0.001 ms), and finer ticks of a one-event
+ * timeline were drawn on top of each other.
+ */
+export function niceTicks(from: number, to: number, count = 8, minStep = 0): number[] {
   const span = Math.max(to - from, 1e-9);
-  const raw = span / count;
+  const raw = Math.max(span / count, minStep);
   const power = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw) ?? 10 * power;
   const ticks: number[] = [];

@@ -96,6 +96,10 @@ describe("the timeline's layout", () => {
     expect(niceTicks(3, 17, 7)).toEqual([4, 6, 8, 10, 12, 14, 16]);
   });
 
+  it("ticks no finer than a microsecond: a one-event timeline's axis has two labels, not five on top of each other", () => {
+    expect(niceTicks(0, 0.001, 8, 0.001)).toEqual([0, 0.001]);
+  });
+
   it("zooms around a point without leaving the recorded span", () => {
     const bounds = { start: 0, end: 1000 };
     expect(zoomWindow({ from: 0, to: 1000 }, 0.5, 500, bounds)).toEqual({ from: 250, to: 750 });

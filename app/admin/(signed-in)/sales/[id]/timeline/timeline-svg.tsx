@@ -43,7 +43,7 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
   const clampX = (t: number) => Math.min(Math.max(x(t), LEFT), WIDTH - RIGHT);
   const nodeRows = placeNodeRows(layout, x, window);
   const ms = (t: number) => (t - layout.start) / 1000;
-  const ticks = niceTicks(ms(window.from), ms(window.to), 8);
+  const ticks = niceTicks(ms(window.from), ms(window.to), 8, 0.001);
   return (
     <svg ref={ref} data-testid="timeline-svg" viewBox={`0 0 ${WIDTH} ${height}`} width="100%" role="img"
       aria-label={t("svgLabel")} xmlns="http://www.w3.org/2000/svg"
