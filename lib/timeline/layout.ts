@@ -98,6 +98,113 @@ export function layOut(events: readonly TimelineEvent[]): Layout {
   return { rows, rowOf, start, end, faults: faultBands(events, end), nodes: nodeRows(events) };
 }
 
+/** Holders left out of the default window on one side of it. */
+export interface Outliers {
+  readonly holders: readonly string[];
+  /** Distinct buyers among them (a buyer who tried again is one). */
+  readonly buyers: number;
+  /** From the first one's first event to the last one's last, µs. */
+  readonly from: number;
+  readonly to: number;
+}
+
+/** The window a timeline opens on, and who lies outside it. */
+export interface DefaultWindow {
+  readonly from: number;
+  readonly to: number;
+  readonly earlier?: Outliers;
+  readonly later?: Outliers;
+}
+
+/** At most this share of the holders may be left out: two groups of like size are both shown. */
+const OUTLIER_SHARE = 0.25;
+/**
+ * Holders are left out only across a gap this many times as long as what is kept: showing them
+ * would squeeze the rest into a third of the width or less.
+ */
+const OUTLIER_GAP = 2;
+/** Room either side of the holders kept, as a share of their span (at least `BULK_PAD_MIN_US`). */
+const BULK_PAD_SHARE = 0.04;
+const BULK_PAD_MIN_US = 1000;
+
+/** When a holder did anything: its first event to its last (the lease's end is a promise, not an event). */
+function activity(holder: Holder): { from: number; to: number } | undefined {
+  const times = [
+    holder.waitFrom, holder.acquiredAt, holder.read?.t, holder.readRefused, holder.write?.t, holder.refusedWrite?.t,
+    holder.givenBack?.t, holder.leftAt, holder.releasedAt, holder.outcomeAt, holder.order?.t, holder.votes?.t, ...holder.renewals,
+  ].filter((time): time is number => time !== undefined);
+  return times.length ? { from: Math.min(...times), to: Math.max(...times) } : undefined;
+}
+
+/**
+ * Where most holders' activity lies: a class's 2-second burst, not stretched to 40 s by one late
+ * buyer. Holders whose activity touches or overlaps form groups; a group at either end is left
+ * out when it holds at most a quarter of the holders and a gap at least twice the kept span sets it
+ * apart. Of the ways to do so, the one leaving out the fewest holders wins (then the narrowest).
+ * With nothing left out, the window is the whole recorded span, faults and all.
+ */
+export function defaultWindow(layout: Pick<Layout, "rows" | "start" | "end">): DefaultWindow {
+  const whole = { from: layout.start, to: layout.end };
+  const spans = layout.rows.flatMap((row) => {
+    const span = row.kind === "lane" ? activity(row.holder) : undefined;
+    return span && row.kind === "lane" ? [{ ...span, holder: row.holder }] : [];
+  }).sort((a, b) => a.from - b.from);
+  const groups: { from: number; to: number; holders: Holder[] }[] = [];
+  for (const span of spans) {
+    const last = groups.at(-1);
+    if (last && span.from <= last.to) {
+      last.to = Math.max(last.to, span.to);
+      last.holders.push(span.holder);
+    } else groups.push({ from: span.from, to: span.to, holders: [span.holder] });
+  }
+  const total = spans.length;
+  const before = [0];
+  for (const group of groups) before.push(before.at(-1)! + group.holders.length);
+  const gap = (index: number) => groups[index + 1]!.from - groups[index]!.to;
+  // The groups every kept range must hold (at most a quarter may go on either side) span at least
+  // `core`: only gaps twice that long can be cuts, which keeps a long sequential run from
+  // trying every pair of its thousands of groups.
+  const lastFirst = before.findLastIndex((count) => count <= total * OUTLIER_SHARE);
+  const firstLast = before.findIndex((count) => total - count <= total * OUTLIER_SHARE) - 1;
+  const core = lastFirst <= firstLast && firstLast < groups.length ? groups[firstLast]!.to - groups[lastFirst]!.from : 0;
+  const firsts = groups.flatMap((_, index) => (index === 0 || (before[index]! <= total * OUTLIER_SHARE && gap(index - 1) >= OUTLIER_GAP * core) ? [index] : []));
+  const lasts = groups.flatMap((_, index) =>
+    index === groups.length - 1 || (total - before[index + 1]! <= total * OUTLIER_SHARE && gap(index) >= OUTLIER_GAP * core) ? [index] : []);
+  let best: { first: number; last: number; left: number; span: number; gap: number } | undefined;
+  for (const first of firsts) {
+    for (const last of lasts) {
+      if (last < first || (first === 0 && last === groups.length - 1)) continue;
+      const left = total - (before[last + 1]! - before[first]!);
+      if (left > total * OUTLIER_SHARE) continue;
+      const span = groups[last]!.to - groups[first]!.from;
+      const nearest = Math.min(first > 0 ? gap(first - 1) : Infinity, last < groups.length - 1 ? gap(last) : Infinity);
+      if (nearest < OUTLIER_GAP * span) continue;
+      if (!best || left < best.left || (left === best.left && span < best.span)) best = { first, last, left, span, gap: nearest };
+    }
+  }
+  if (!best) return whole;
+  // The room either side never reaches halfway to the holders left out.
+  const pad = Math.min(Math.max(best.span * BULK_PAD_SHARE, BULK_PAD_MIN_US), best.gap / 2);
+  const outliers = (from: number, to: number): Outliers | undefined => {
+    const holders = groups.slice(from, to).flatMap((group) => group.holders);
+    if (!holders.length) return undefined;
+    return {
+      holders: holders.map((holder) => holder.id),
+      buyers: new Set(holders.map((holder) => holder.buyer ?? holder.id)).size,
+      from: groups[from]!.from,
+      to: Math.max(...groups.slice(from, to).map((group) => group.to)),
+    };
+  };
+  const earlier = outliers(0, best.first);
+  const later = outliers(best.last + 1, groups.length);
+  return {
+    from: earlier ? Math.max(groups[best.first]!.from - pad, layout.start) : layout.start,
+    to: later ? Math.min(groups[best.last]!.to + pad, layout.end) : layout.end,
+    ...(earlier && { earlier }),
+    ...(later && { later }),
+  };
+}
+
 /** The colours a vote is shown with, in the node rows and the legend (its words are messages: `votes`). */
 export const VOTE_COLOURS: Readonly<Record<Vote, string>> = Object.freeze({
   granted: "#1f8a4c",

@@ -8,6 +8,7 @@ import {
   DIAGRAM,
   anomalyRows,
   anomalyWindow,
+  defaultWindow,
   diagramHeight,
   faultBands,
   placeFaultLabels,
@@ -232,5 +233,72 @@ describe("focusing an anomaly", () => {
     // Too far apart to show both: the first lane at the top, the second found by its highlight.
     expect(scrollTopFor({ top: 800, bottom: 1500 }, box)).toBe(792);
     expect(scrollTopFor({ top: 1900, bottom: 1950 }, box)).toBe(1700);
+  });
+});
+
+describe("the window a timeline opens on", () => {
+  const s = 1_000_000;
+  /** One buy: waits, holds the lock 1 ms later, reads, writes 5 ms on, lets go. */
+  const buy = (holder: string, at: number, buyer = holder): TimelineEvent[] => [
+    { atUs: at, kind: "acquire-sent", holder, instance: "app-1", buyer },
+    { atUs: at + 1_000, kind: "acquired", holder },
+    { atUs: at + 2_000, kind: "read", holder, stock: 5 },
+    { atUs: at + 7_000, kind: "write", holder, stock: 4, unit: 5 },
+    { atUs: at + 8_000, kind: "released", holder },
+  ];
+  /** `count` buys spread over [from, from + within] seconds: a class's burst. */
+  const burst = (prefix: string, count: number, from: number, within = 2) =>
+    Array.from({ length: count }, (_, index) => buy(`${prefix}${index}`, Math.round((from + (within * index) / (count - 1 || 1)) * s))).flat();
+  const timeline = (...groups: TimelineEvent[][]) => layOut(groups.flat().sort((a, b) => a.atUs - b.atUs));
+
+  it("is the whole span when every holder is in the class's burst", () => {
+    const layout = timeline(burst("b", 12, 0));
+    expect(defaultWindow(layout)).toEqual({ from: layout.start, to: layout.end });
+  });
+
+  it("keeps the burst and names the one buyer who came 40 s later, so the burst is not squeezed into a sliver", () => {
+    const layout = timeline(burst("b", 12, 0), buy("late", 40.2 * s, "latecomer"));
+    const window = defaultWindow(layout);
+    expect(window.from).toBe(layout.start);
+    // Every buy of the burst shows whole, with a little room, and the burst fills most of the width.
+    expect(window.to).toBeGreaterThanOrEqual(2 * s + 8_000);
+    expect(window.to).toBeLessThan(2.2 * s);
+    expect(window.later).toEqual({ holders: ["late"], buyers: 1, from: 40.2 * s, to: 40.2 * s + 8_000 });
+    expect(window.earlier).toBeUndefined();
+  });
+
+  it("keeps the burst when one buyer came long before it", () => {
+    const layout = timeline(buy("early", 0, "eager"), burst("b", 12, 30));
+    const window = defaultWindow(layout);
+    expect(window.earlier).toMatchObject({ holders: ["early"], buyers: 1, from: 0 });
+    expect(window.from).toBeGreaterThan(29.8 * s);
+    expect(window.from).toBeLessThanOrEqual(30 * s);
+    expect(window.to).toBe(layout.end);
+    expect(window.later).toBeUndefined();
+  });
+
+  it("counts a latecomer who tried three times as one buyer, and a trickle of them from the first to the last", () => {
+    const layout = timeline(burst("b", 20, 0), buy("l1", 10 * s, "ana"), buy("l2", 10.3 * s, "ana"), buy("l3", 10.6 * s, "ana"), buy("l4", 25 * s, "bo"));
+    expect(defaultWindow(layout).later).toEqual({ holders: ["l1", "l2", "l3", "l4"], buyers: 2, from: 10 * s, to: 25 * s + 8_000 });
+  });
+
+  it("shows everything when two groups are of like size: neither is an outlier", () => {
+    const layout = timeline(burst("a", 6, 0), burst("b", 5, 40));
+    expect(defaultWindow(layout)).toEqual({ from: layout.start, to: layout.end });
+  });
+
+  it("shows everything when the gap is short beside the burst: leaving it out would not widen the burst much", () => {
+    const layout = timeline(burst("b", 12, 0), buy("late", 3.5 * s));
+    expect(defaultWindow(layout)).toEqual({ from: layout.start, to: layout.end });
+  });
+
+  it("is the event's own span for a single event", () => {
+    const layout = layOut([{ atUs: 5 * s, kind: "acquire-sent", holder: "a", instance: "app-1" }]);
+    expect(defaultWindow(layout)).toEqual({ from: 5 * s, to: 5 * s + 1 });
+  });
+
+  it("keeps every holder of a long run one at a time, evenly spaced: no gap sets any apart", () => {
+    const layout = timeline(...Array.from({ length: 5_000 }, (_, index) => buy(`h${index}`, index * 10_000)));
+    expect(defaultWindow(layout)).toEqual({ from: layout.start, to: layout.end });
   });
 });

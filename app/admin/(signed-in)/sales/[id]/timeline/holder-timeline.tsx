@@ -2,7 +2,7 @@
 
 import { useFormatter, useTranslations } from "next-intl";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { DIAGRAM, anomalyRows, anomalyWindow, layOut, scrollTopFor, zoomWindow } from "@/lib/timeline/layout";
+import { DIAGRAM, anomalyRows, anomalyWindow, defaultWindow, layOut, scrollTopFor, zoomWindow, type Outliers } from "@/lib/timeline/layout";
 import type { TimelineView } from "@/lib/timeline/view";
 import { anomalyText, nameOfHolder } from "./anomaly-text";
 import { downloadPng, downloadSvg } from "./export";
@@ -28,8 +28,11 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
   }
   const layout = useMemo(() => layOut(view.events), [view.events]);
   const bounds = { start: layout.start, end: layout.end };
-  const [span, setSpan] = useState<{ from: number; to: number } | undefined>();
-  const shown = span ?? { from: layout.start, to: layout.end };
+  // Opens on most holders' activity: a late buyer does not squeeze a class's burst into a sliver.
+  const opening = useMemo(() => defaultWindow(layout), [layout]);
+  // Unset: the opening window, following a live timeline as it fills in; "all": every event, likewise.
+  const [span, setSpan] = useState<{ from: number; to: number } | "all" | undefined>();
+  const shown = span === "all" ? { from: layout.start, to: layout.end } : (span ?? opening);
   const times = useMemo(() => view.events.map((event) => event.atUs), [view.events]);
   const [cursorIndex, setCursorIndex] = useState<number | undefined>();
   const cursor = cursorIndex === undefined ? Infinity : (times[cursorIndex] ?? Infinity);
@@ -92,6 +95,15 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
     const from = Math.min(Math.max(shown.from + share * width, layout.start), layout.end - width);
     setSpan({ from, to: from + width });
   };
+  /** When, counted from the timeline's start as the axis counts: in seconds when the timeline lasts one or more. */
+  const at = (us: number) => {
+    const ms = (us - layout.start) / 1000;
+    return layout.end - layout.start >= 1_000_000
+      ? t("time", { value: format.number(ms / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 }), unit: "s" })
+      : t("time", { value: format.number(ms, { maximumFractionDigits: 1 }), unit: "ms" });
+  };
+  const outliersText = (side: "earlier" | "later", outliers: Outliers) =>
+    t("outliers", { side, count: outliers.buyers, from: at(outliers.from), to: at(outliers.to) });
   const step = (by: number) => setCursorIndex((index) => Math.min(Math.max((index ?? times.length - 1) + by, 0), times.length - 1));
 
   if (view.events.length === 0) {
@@ -106,7 +118,7 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
         <button type="button" onClick={() => zoom(2)} aria-label={t("zoomOut")}>{t("zoomOut")}</button>
         <button type="button" onClick={() => pan(-0.25)} aria-label={t("panLeft")}>◀</button>
         <button type="button" onClick={() => pan(0.25)} aria-label={t("panRight")}>▶</button>
-        <button type="button" onClick={() => setSpan(undefined)}>{t("showAll")}</button>
+        <button type="button" onClick={() => setSpan("all")}>{t("showAll")}</button>
         <button type="button" onClick={() => setTable((on) => !on)} aria-pressed={table}>{table ? t("diagramView") : t("tableView")}</button>
         <a className="button-link" href={`/api/admin/sales/${view.saleId}/timeline`} download={`sale-${view.saleId}-timeline.json`}>{tc("exportJson")}</a>
         <button type="button" onClick={() => svgRef.current && downloadSvg(svgRef.current, `sale-${view.saleId}-timeline.svg`)}>{t("exportSvg")}</button>
@@ -127,6 +139,12 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
           })}
         </span>
       </div>
+      {span === undefined && (opening.earlier || opening.later) && (
+        <p className="timeline-outliers" data-testid="timeline-outliers">
+          {t("outsideView", { list: [opening.earlier && outliersText("earlier", opening.earlier), opening.later && outliersText("later", opening.later)].filter(Boolean).join(" · ") })}
+          <button type="button" onClick={() => setSpan("all")}>{t("showAll")}</button>
+        </p>
+      )}
       <div className="timeline-body">
         <div className="timeline-scroll" ref={scroller}>
           {table ? <TimelineTable view={view} start={layout.start} /> : (
