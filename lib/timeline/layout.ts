@@ -340,18 +340,23 @@ export function anomalyRows(anomaly: Pick<Anomaly, "holders">, layout: Pick<Layo
 }
 
 /**
- * Where to scroll a box so the span [top, bottom] of its content (px) shows: not at all when it
- * shows from the top (the time axis stays on screen), else with `top` at the top of the box. A
- * span taller than the box shows its first lane; the rest is found by its highlight.
+ * Where to scroll (px) so the span [top, bottom] of the scrolled content shows in a view `height`
+ * px tall whose top `inset` px a sticky header covers. Not at all when it shows already (given the
+ * view's `scrollTop`); else to `anchor` (the diagram's head: its key and time axis) when the span
+ * fits below it; else with `top` just under the inset. A span taller than the view shows its first
+ * lane; the rest is found by its highlight.
  */
 export function scrollTopFor(
   span: { readonly top: number; readonly bottom: number },
-  box: { readonly height: number; readonly contentHeight: number },
+  view: { readonly height: number; readonly contentHeight: number; readonly scrollTop?: number; readonly inset?: number; readonly anchor?: number },
   margin = 8,
 ): number {
-  const max = Math.max(0, box.contentHeight - box.height);
-  if (span.bottom + margin <= box.height) return 0;
-  return Math.min(Math.max(span.top - margin, 0), max);
+  const { height, contentHeight, scrollTop, inset = 0, anchor = 0 } = view;
+  const max = Math.max(0, contentHeight - height);
+  const clamp = (top: number) => Math.min(Math.max(top, 0), max);
+  if (scrollTop !== undefined && span.top - margin >= scrollTop + inset && span.bottom + margin <= scrollTop + height) return scrollTop;
+  if (span.bottom + margin <= anchor + height) return clamp(anchor);
+  return clamp(span.top - margin - inset);
 }
 
 /**

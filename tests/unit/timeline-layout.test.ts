@@ -234,6 +234,19 @@ describe("focusing an anomaly", () => {
     expect(scrollTopFor({ top: 800, bottom: 1500 }, box)).toBe(792);
     expect(scrollTopFor({ top: 1900, bottom: 1950 }, box)).toBe(1700);
   });
+
+  it("scrolls the page, not a box: leaves it be when the lanes show, else puts them under the sticky key", () => {
+    // A 720 px window on a 5000 px page; the diagram's key (60 px, sticky) starts at 400 px.
+    const page = { height: 720, contentHeight: 5000, inset: 60, anchor: 400 };
+    // Already on screen below the key: the reader's place is kept.
+    expect(scrollTopFor({ top: 1200, bottom: 1300 }, { ...page, scrollTop: 1000 })).toBe(1000);
+    // Hidden under the stuck key: brought down just below it.
+    expect(scrollTopFor({ top: 2020, bottom: 2100 }, { ...page, scrollTop: 2000 })).toBe(2020 - 8 - 60);
+    // Lanes near the diagram's top, the reader further down: back to the key and time axis, lanes below them.
+    expect(scrollTopFor({ top: 500, bottom: 600 }, { ...page, scrollTop: 3000 })).toBe(400);
+    // Far down: the first lane just under the stuck key, not hidden by it.
+    expect(scrollTopFor({ top: 3000, bottom: 3100 }, { ...page, scrollTop: 0 })).toBe(3000 - 8 - 60);
+  });
 });
 
 describe("the window a timeline opens on", () => {

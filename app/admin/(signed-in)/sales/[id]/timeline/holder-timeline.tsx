@@ -41,7 +41,8 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
   const [focusRequest, setFocusRequest] = useState(0);
   const [table, setTable] = useState(false);
   const svgRef = useRef<SVGSVGElement>(null);
-  const scroller = useRef<HTMLDivElement>(null);
+  const diagram = useRef<HTMLDivElement>(null);
+  const key = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLOListElement>(null);
 
   // During a lab case or a run the diagram fills in live.
@@ -69,23 +70,29 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
     setFocusRequest((request) => request + 1);
   }
 
-  // Once the diagram is drawn for the focused anomaly, scroll its lanes into view: the first at the
-  // top and the others below it when they fit (the SVG is scaled to its box, so units become px
-  // here). Only a new jump scrolls: live updates of the layout must not pull the view back.
+  // Once the diagram is drawn for the focused anomaly, scroll the page to its lanes: the first
+  // under the sticky key and the others below it when they fit, or the diagram's head when all of
+  // them fit below it (the SVG is scaled to its box, so units become px here). Only a new jump
+  // scrolls: live updates of the layout must not pull the view back.
   useEffect(() => {
     if (focusRequest === 0) return;
-    const box = scroller.current;
+    const block = diagram.current;
     const svg = svgRef.current;
     const rows = focusedAnomaly && anomalyRows(focusedAnomaly, layout);
-    if (!box || !svg || !rows) return;
+    if (!block || !svg || !rows) return;
     const drawn = svg.getBoundingClientRect();
     const px = drawn.width / DIAGRAM.width;
-    const offset = drawn.top - box.getBoundingClientRect().top + box.scrollTop;
-    const top = scrollTopFor({ top: offset + rows.top * px, bottom: offset + rows.bottom * px }, { height: box.clientHeight, contentHeight: box.scrollHeight });
+    const offset = drawn.top + window.scrollY;
+    const top = scrollTopFor({ top: offset + rows.top * px, bottom: offset + rows.bottom * px }, {
+      height: window.innerHeight,
+      contentHeight: document.documentElement.scrollHeight,
+      scrollTop: window.scrollY,
+      inset: key.current?.offsetHeight ?? 0,
+      anchor: block.getBoundingClientRect().top + window.scrollY,
+    });
     const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    box.scrollIntoView({ block: "nearest" });
     list.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: "nearest" });
-    box.scrollTo({ top, behavior: smooth ? "smooth" : "auto" });
+    window.scrollTo({ top, behavior: smooth ? "smooth" : "auto" });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- scrolls on a jump request only, not whenever the layout moves under the reader
   }, [focusRequest]);
 
@@ -146,11 +153,14 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
         </p>
       )}
       <div className="timeline-body">
-        <div className="timeline-scroll" ref={scroller}>
-          {table ? <TimelineTable view={view} start={layout.start} /> : (
-            <TimelineSvg ref={svgRef} layout={layout} anomalies={anomalies} texts={texts} window={shown} cursor={cursor} focused={focused} highlighted={highlighted} people={view.people} />
+        {/* No scroll box of its own: the page scrolls, the key stays on top of the diagram. */}
+        <div className="timeline-diagram" ref={diagram}>
+          {table ? <div className="timeline-table-wrap"><TimelineTable view={view} start={layout.start} /></div> : (
+            <>
+              <div className="timeline-key" ref={key}><Legend votes={layout.nodes.length > 0} /></div>
+              <TimelineSvg ref={svgRef} layout={layout} anomalies={anomalies} texts={texts} window={shown} cursor={cursor} focused={focused} highlighted={highlighted} people={view.people} />
+            </>
           )}
-          <Legend votes={layout.nodes.length > 0} />
         </div>
         <aside className="timeline-anomalies">
           <h2>{t("anomalies", { count: anomalies.length })}</h2>
