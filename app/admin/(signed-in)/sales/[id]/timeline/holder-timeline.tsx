@@ -13,7 +13,13 @@ import { TimelineSvg } from "./timeline-svg";
 const POLL_MS = 1000;
 
 /** The holder timeline with its controls: jump, zoom, pan, replay, table view and export. */
-export function HolderTimeline({ initial, poll = true }: { initial: TimelineView; /** Off: the caller passes each new view (the projector refetches on its server events). */ poll?: boolean }) {
+export function HolderTimeline({ initial, poll = true, stacked = false }: {
+  initial: TimelineView;
+  /** Off: the caller passes each new view (the projector refetches on its server events). */
+  poll?: boolean;
+  /** The anomalies below the diagram, not beside it: the projector's card gives the diagram its whole width, for text a room can read. */
+  stacked?: boolean;
+}) {
   const t = useTranslations("timeline");
   const tc = useTranslations("common");
   const say = useTranslations("anomalies");
@@ -117,7 +123,7 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
     return <p className="muted" data-testid="timeline-empty">{t("empty")}{view.live ? t("waitingForBuyers") : ""}</p>;
   }
   return (
-    <div className="timeline">
+    <div className={stacked ? "timeline stacked" : "timeline"}>
       <Summary view={view} />
       <div className="toolbar timeline-controls" role="toolbar" aria-label={t("controls")}>
         <button type="button" data-testid="timeline-jump" onClick={() => focus(0)} disabled={anomalies.length === 0}>{t("jump")}</button>
