@@ -100,7 +100,7 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
         {!connected && <span className="muted"> · {tc("reconnecting")}</span>}
       </p>
       {inDrop && (
-        <div className={`drop-banner ${drop.state}`} data-testid="drop" aria-live="polite">
+        <div className={`drop-banner ${drop.state === "open" && soldOut ? "closed" : drop.state}`} data-testid="drop" aria-live="polite">
           {waiting && t.rich("dropOpensIn", { units: snapshot.initialStock, seconds: drop.secondsLeft, countdown })}
           {drop.state === "open" && (soldOut ? t.rich("dropOver", { countdown }) : t.rich("dropOpen", { countdown }))}
           {closed && t("dropClosed")}

@@ -143,8 +143,8 @@ export function HolderTimeline({ initial, poll = true, stacked = false }: {
           <input type="range" min={0} max={times.length - 1} value={cursorIndex ?? times.length - 1}
             onChange={(event) => setCursorIndex(Number(event.target.value))} aria-label={t("replayCursor")} />
         </label>
-        <button type="button" onClick={() => step(-1)} aria-label={t("oneBack")}>{t("minusOne")}</button>
-        <button type="button" onClick={() => step(1)} aria-label={t("oneForward")}>{t("plusOne")}</button>
+        <button type="button" onClick={() => step(-1)} title={t("oneBack")}>{t("minusOne")}</button>
+        <button type="button" onClick={() => step(1)} title={t("oneForward")}>{t("plusOne")}</button>
         <button type="button" onClick={() => setCursorIndex(undefined)}>{t("replayOff")}</button>
         <span className="muted">
           {cursorIndex === undefined ? t("everyEvent") : t("eventOf", {
