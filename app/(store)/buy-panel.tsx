@@ -57,10 +57,11 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
         setOutcome({ kind: "bought", orderId: body.order.id, stockLeft: body.stockLeft, instance: body.instance, unit: body.order.unit });
       } else if (body.code === "sold_out") {
         setOutcome({ kind: "sold_out" });
-      } else if (body.code === "join_first") {
+      } else if (body.code === "join_first" || body.code === "joined_elsewhere") {
+        // Not (or no longer) a person here: the join form comes back, with the store's reason.
         setMe(null);
         setMustJoin(true);
-        setOutcome({ kind: "error", message: t("joinFirst") });
+        setOutcome({ kind: "error", message: body.code === "joined_elsewhere" && typeof body.message === "string" ? body.message : t("joinFirst") });
       } else if (body.code === "busy") {
         setOutcome({ kind: "busy", message: t("busy") });
       } else {

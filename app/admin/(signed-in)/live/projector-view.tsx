@@ -10,6 +10,7 @@ import { WinnerList } from "../../../(store)/winner-list";
 import { dropStateAt, useLiveSnapshot } from "../../../use-live-snapshot";
 import { usePinnedLocale } from "../../../use-pinned-locale";
 import { LiveTimeline } from "./live-timeline";
+import { RoomControls } from "./room-controls";
 import { StrategyBadges, StrategySplitNote, strategiesOf } from "../sale-strategy";
 import { useErrorText } from "../../../use-error-text";
 
@@ -48,7 +49,7 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
       <p className="muted">
         {props.exposure.lan ? (props.exposure.adminFromLan ? t("lanAdminToo") : t("lanAdminLocal")) : t("localOnly")}
       </p>
-      <p className="joined-line">{t.rich("joined", { count: snapshot.joined, joined: (chunks) => <span data-testid="joined">{chunks}</span> })}</p>
+      <RoomControls joined={snapshot.joined} />
     </section>
   );
   const winnersCard = (
