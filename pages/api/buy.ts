@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { getEnv } from "@/lib/env";
 import { clientAddress, isFromThisMachine } from "@/lib/http/client-address";
 import { HttpError, errorAnswer, type JsonAnswer } from "@/lib/http/errors";
@@ -9,12 +10,20 @@ import { getLog, requestIdOf } from "@/lib/log";
 import { buy } from "@/lib/checkout";
 import { buyCreateSchema } from "@/lib/validations/buy";
 import { storeCall } from "@/lib/store-call";
-import { BUYER_COOKIE, buyerFromCookie, getPerson, isHumanBuyer } from "@/lib/workshop/buyers";
+import { BUYER_COOKIE, HUMAN_PREFIX, buyerFromCookie, getPerson, isHumanBuyer } from "@/lib/workshop/buyers";
 
 // A Pages Router route: in a hall every phone buys in the same second (lib/http/pages-api.ts says why).
 // Next reads this object from the file's text: it must be written out here. The route reads its own
 // body (Next's parser answers a bad one in plain text), and a stream is not counted against a size.
 export const config = { api: { bodyParser: false, responseLimit: false } };
+
+/**
+ * A person's buyer id is their workshop cookie: the log keeps a short hash of it (enough to follow one
+ * person's purchases), never the cookie itself. A load run's buyer ids are kept as they are.
+ */
+function loggedBuyer(buyer: string): string {
+  return isHumanBuyer(buyer) ? `${HUMAN_PREFIX}#${createHash("sha256").update(buyer).digest("hex").slice(0, 10)}` : buyer;
+}
 
 /**
  * The person a cookie names must have joined, and from the LAN must buy from the address they joined
@@ -58,7 +67,7 @@ export default pagesApiRoute({
       const input = { ...body, buyer: person ?? body.buyer };
       const receipt = await buy(input, { arrivedAt });
       return done({ status: 201, body: { status: "bought", ...receipt } }, {
-        code: "bought", buyer: input.buyer, unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,
+        code: "bought", buyer: loggedBuyer(input.buyer), unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,
       });
     } catch (error) {
       return done(errorAnswer(error, { instance }, localeOfRequest(request)), {
