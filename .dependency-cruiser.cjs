@@ -16,7 +16,7 @@
  *                                messages (lib/i18n/)
  */
 const FLOORS = [
-  ["ground", "^lib/(env|errors|log|redis|redis-script|db|db-config|lock-services|live-signal|process-singleton|same-secret)\\.ts$|^lib/(generated|i18n)/"],
+  ["ground", "^lib/(env|errors|log|redis|redis-script|db|db-config|lock-services|live-signal|process-singleton|same-secret|coalesce)\\.ts$|^lib/(generated|i18n)/"],
   ["locks", "^lib/locks/"],
   ["input shapes", "^lib/(validations/|store-call\\.ts$)"],
   ["the sale", "^lib/sale/"],

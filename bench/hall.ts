@@ -38,7 +38,7 @@ interface Answer {
 }
 
 /** One HTTP call from a phone's own address to nginx on 127.0.0.1. */
-function call(method: string, pathName: string, options: { from: string; body?: unknown; cookie?: string; timeoutMs?: number }): Promise<Answer> {
+export function call(method: string, pathName: string, options: { from: string; body?: unknown; cookie?: string; timeoutMs?: number }): Promise<Answer> {
   const url = new URL(pathName, getEnv().PUBLIC_URL);
   const started = performance.now();
   return new Promise((resolve) => {
@@ -150,11 +150,11 @@ async function stackPids(): Promise<{ name: string; pid: number }[]> {
 const phoneAddress = (index: number) => `127.1.${Math.floor((index + 1) / 250)}.${((index + 1) % 250) + 1}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function admin(method: string, pathName: string, cookie: string, body?: unknown): Promise<Answer> {
+export async function admin(method: string, pathName: string, cookie: string, body?: unknown): Promise<Answer> {
   return call(method, pathName, { from: "127.0.0.1", cookie, ...(body === undefined ? {} : { body }) });
 }
 
-async function signIn(): Promise<string> {
+export async function signIn(): Promise<string> {
   const password = getEnv().ADMIN_PASSWORD;
   if (!password) throw new Error("ADMIN_PASSWORD is not set (run through `npm run bench -- --hall`)");
   const answer = await call("POST", "/api/admin/session", { from: "127.0.0.1", body: { password } });
@@ -164,7 +164,7 @@ async function signIn(): Promise<string> {
 }
 
 /** Runs `task` over `items`, `width` at a time. */
-async function inBatches<T, R>(items: readonly T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function inBatches<T, R>(items: readonly T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {

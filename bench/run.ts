@@ -141,9 +141,13 @@ const hardStop = setTimeout(() => {
   process.exit(1);
 }, HARD_LIMIT_MS);
 
-// `npm run bench`: the lock table, then the conference hall (bench/hall.ts); `-- --table` or
-// `-- --hall` plays only one of them.
+// `npm run bench`: the lock table, then the conference hall (bench/hall.ts) and the flood of the
+// public pages (bench/flood.ts); `-- --table`, `-- --hall` or `-- --flood` plays only that.
 async function tableThenHall(): Promise<number> {
+  if (process.argv.includes("--flood")) {
+    const { runFloodBench } = await import("./flood");
+    return runFloodBench();
+  }
   const hallOnly = process.argv.includes("--hall");
   const tableOnly = process.argv.includes("--table");
   const probeBefore = cpuProbeMs();
@@ -154,6 +158,8 @@ async function tableThenHall(): Promise<number> {
   if (!tableOnly) {
     const { runHallBench } = await import("./hall");
     code = Math.max(code, await runHallBench());
+    const { runFloodBench } = await import("./flood");
+    code = Math.max(code, await runFloodBench());
   }
   const atEnd = readCpuTimes();
   console.log(`\n${machineLine(probeBefore, cpuProbeMs(), [

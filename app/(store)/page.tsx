@@ -3,7 +3,7 @@ import { getFormatter, getTranslations } from "next-intl/server";
 import { getDb } from "@/lib/db";
 import { SKU } from "@/lib/sale/keys";
 import { BUYER_COOKIE, buyerFromCookie, getBuyerName } from "@/lib/workshop/buyers";
-import { getLiveSnapshot } from "@/lib/workshop/live";
+import { getLiveSnapshotShared } from "@/lib/workshop/live";
 import { getRoom } from "../room-locale";
 import { BuyPanel } from "./buy-panel";
 import type { Me } from "./me";
@@ -17,7 +17,7 @@ async function getMe(): Promise<Me | null> {
 }
 
 export default async function StorePage() {
-  const [product, snapshot, me, room] = await Promise.all([getDb().product.findUnique({ where: { sku: SKU } }), getLiveSnapshot(), getMe(), getRoom()]);
+  const [product, snapshot, me, room] = await Promise.all([getDb().product.findUnique({ where: { sku: SKU } }), getLiveSnapshotShared(), getMe(), getRoom()]);
   const [t, format] = await Promise.all([getTranslations({ locale: room.locale, namespace: "store" }), getFormatter({ locale: room.locale })]);
   if (!product) {
     return <p className="notice error">{t("noProduct", { sku: SKU })}</p>;

@@ -8,6 +8,7 @@ import { lockKey } from "../locks/keys";
 import { SALE_KEY, SKU, STOCK_KEY, TIMELINE_STREAM_TTL_S, eventStreamKey, saleCounterKeys } from "./keys";
 import { announceChange } from "../live-signal";
 import { StoreUnavailableError } from "../errors";
+import { coalesced } from "../coalesce";
 import { isLocale, type Locale } from "../i18n/locales";
 
 export interface CurrentSale {
@@ -167,6 +168,13 @@ export async function getSaleStats(saleId?: number): Promise<SaleStats> {
   }
   throw new StoreUnavailableError("the sale was reset three times while its figures were read; ask again");
 }
+
+/**
+ * The current sale's accounting for the public (`GET /api/sale`): one reading at a time, shared by
+ * every request that arrives while one runs (lib/coalesce.ts), so a loop of requests from one
+ * address costs the order inserts no more than one reader.
+ */
+export const getSaleStatsShared = coalesced(() => getSaleStats());
 
 /**
  * One reading of getSaleStats, or undefined when the current sale was replaced between its reads:

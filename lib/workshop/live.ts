@@ -7,6 +7,7 @@ import { ANNOUNCE_EVERY_MS, LIVE_CHANNEL } from "../live-signal";
 import { HUMAN_PREFIX, countJoined, getBuyerNames } from "./buyers";
 import { dropOf, type DropView } from "../sale/rules/drop";
 import { processSingleton } from "../process-singleton";
+import { coalesced } from "../coalesce";
 import type { Locale } from "../i18n/locales";
 
 // What the live pages show (workshop mode), built once per change per instance and sent to every
@@ -107,6 +108,19 @@ export async function getLiveSnapshot(): Promise<LiveSnapshot> {
     ...(sale.locale ? { locale: sale.locale } : {}),
     ...(winners ? { winners } : {}),
   };
+}
+
+const buildLiveSnapshotShared = coalesced(getLiveSnapshot);
+
+/**
+ * The store page's snapshot (public: anyone can load `/` in a loop): the hub's last broadcast when
+ * nothing was announced since it was built, else one build at a time shared by the requests that
+ * arrive meanwhile. The page then follows the live stream, as every phone does.
+ */
+export async function getLiveSnapshotShared(): Promise<LiveSnapshot> {
+  const h = hub();
+  if (h.fresh && h.subscribed && h.last) return { ...h.last.people, serverNow: Date.now() };
+  return buildLiveSnapshotShared();
 }
 
 export async function getAdminLiveSnapshot(base?: LiveSnapshot): Promise<AdminLiveSnapshot> {

@@ -83,6 +83,9 @@ export function roomCeilings(people: number): Record<string, string> {
     ROOM_LIVE_CONNS: String(4 * people),
     ROOM_JOIN_RATE: `${10 * people}r/m`,
     ROOM_JOIN_BURST: String(5 * people),
+    ROOM_PAGE_RATE: `${10 * people}r/s`,
+    ROOM_PAGE_BURST: String(40 * people),
+    ROOM_PAGE_CONNS: String(16 * people),
   };
 }
 
