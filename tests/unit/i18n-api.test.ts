@@ -92,7 +92,7 @@ describe("API errors in the request's language", () => {
   it("say which join is missing: never joined, or a cookie this store does not know", async () => {
     const never = await answer(new HttpError(401, "join_first", "join first", { reason: "not_joined" }), "ko");
     const unknown = await answer(new HttpError(401, "join_first", "join again", { reason: "unknown_cookie" }), "ko");
-    expect(never.body.message).toBe("먼저 워크숍에 참여하세요: 이름을 입력하세요.");
+    expect(never.body.message).toBe("먼저 워크숍에 참여하세요. 이름을 입력하세요.");
     expect(unknown.body.message).toContain("다시 참여하세요");
   });
 

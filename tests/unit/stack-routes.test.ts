@@ -67,6 +67,7 @@ describe("control routes", () => {
     ["POST", "/pgbouncer/1/pause"],
     ["POST", "/nginx/expose/lan"],
     ["POST", "/nginx/expose/loopback"],
+    ["POST", "/nginx/room/30"],
     ["GET", "/network"],
     ["POST", "/network/grudge"],
     ["POST", "/network/heal"],
@@ -78,8 +79,9 @@ describe("control routes", () => {
   it("has no other routes", () => {
     // Two per lock-service cluster (PgBouncer is a cluster of one): /<service>/<n>/(stop|start|
     // pause|resume|kill) and /<service>/(stop|start); the Redis Cluster's failover and owner lookup;
-    // nginx's exposure (workshop mode); the network's three; a Redis node's clock.
-    expect(routes).toHaveLength(30);
+    // nginx's exposure (workshop mode) and its per-address ceilings (the room); the network's three;
+    // a Redis node's clock.
+    expect(routes).toHaveLength(31);
   });
 
   it("names a Redis node, app or cluster member that does not exist", async () => {
