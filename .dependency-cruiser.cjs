@@ -1,5 +1,5 @@
 /**
- * The floors of lib/ (STYLE.md habit 13), as rules the build checks (`npm run lint:deps`, part of
+ * The floors of lib/, as rules the build checks (`npm run lint:deps`, part of
  * `npm run lint` and `npm test`). A module may import its own floor and the floors below it, never
  * one above; no import circle anywhere in lib/ or app/. From the top down:
  *

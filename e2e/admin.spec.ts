@@ -60,10 +60,13 @@ test("an instructor runs none then token-lua and sees FAIL with oversell, then P
   await expect(page.getByTestId("sale-verdict")).toContainText("PASS");
 
   // Units sold twice per strategy, beside oversell.
-  await expect(page.getByTestId("double-sold-chart").locator("svg.recharts-surface")).toContainText("none");
+  await expect(page.getByTestId("double-sold-chart").locator(".recharts-wrapper > svg.recharts-surface")).toContainText("none");
+  // Each series is named: the mean over runs and the worst run.
+  await expect(page.getByTestId("double-sold-chart").locator(".recharts-legend-wrapper")).toContainText("mean over runs");
+  await expect(page.getByTestId("double-sold-chart").locator(".recharts-legend-wrapper")).toContainText("worst run");
 
   // The strategies are the bar chart's x-axis labels.
-  const chart = page.getByTestId("oversell-chart").locator("svg.recharts-surface");
+  const chart = page.getByTestId("oversell-chart").locator(".recharts-wrapper > svg.recharts-surface");
   await expect(chart).toContainText("none");
   await expect(chart).toContainText("token-lua");
 
@@ -78,7 +81,10 @@ test("an instructor runs none then token-lua and sees FAIL with oversell, then P
 
 test("an instructor draws a grudge on the link grid, applies it, sees it in force, and heals it", async ({ page }) => {
   await signIn(page);
+  // The grid is folded under the faults' one-line summary: the dashboard opens on its sale and strategy.
   const grid = page.getByTestId("link-grid");
+  await expect(grid).toBeHidden();
+  await page.getByTestId("faults-toggle").click();
   await expect(grid).toBeVisible();
   // One click: cut both ways. Two clicks: only the client's packets to the server are dropped.
   await grid.getByTestId("link-app-1-redis-4").click();
@@ -96,6 +102,11 @@ test("an instructor draws a grudge on the link grid, applies it, sees it in forc
     await expect(panel.getByTestId("cut-in-force")).toHaveCount(2);
     await expect(panel).toContainText("link app-1 ⇹ redis-4 is cut both ways");
     await expect(panel).toContainText("link app-2 → redis-2 is cut (app-2's packets dropped)");
+    // Folded, the panel still says what is in force, in one line.
+    await page.getByTestId("faults-toggle").click();
+    await expect(grid).toBeHidden();
+    await expect(panel.getByTestId("faults-summary")).toHaveText("2 links cut");
+    await page.getByTestId("faults-toggle").click();
     // The stack runner holds the same grudge (its nft rules are what drop the packets).
     expect([...(await getNetwork()).cuts].sort((a, b) => a.client.localeCompare(b.client))).toEqual([
       { client: "app-1", server: "redis-4", direction: "both" },

@@ -5,7 +5,7 @@ import { LOCALES, LOCALE_NAMES, type Locale } from "@/lib/i18n/locales";
 import { MESSAGES } from "@/lib/i18n/messages";
 import { resetConfig } from "@/lib/sale/config";
 import { englishWordsIn, missingKeysIn } from "../tests/support/untranslated";
-import { closeContexts, disconnect, prepareSale } from "./support";
+import { closeContexts, disconnect, dropForm, prepareSale } from "./support";
 
 /**
  * Issue 26 as a class would try it, once per language: the instructor (a browser in English)
@@ -81,7 +81,7 @@ for (const locale of LOCALES) {
     ];
     const projector = await openProjector(browser);
 
-    const form = projector.locator("form.drop-form");
+    const form = await dropForm(projector);
     await form.locator('input[name="stock"]').fill("2");
     await form.locator('input[name="countdownS"]').fill("8");
     await form.locator('select[name="strategy"]').selectOption("none");

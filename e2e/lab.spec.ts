@@ -21,6 +21,16 @@ test("the lab lists the ladder; scenario 1 shows the pitfall, scenario 12 the fi
   await expect(first.getByTestId("verdict")).toContainText(/waiting|running/);
   await expect(first.getByTestId("verdict")).toContainText("the pitfall appeared", { timeout: 60_000 });
   await expect(first.getByTestId("verdict")).toContainText("as predicted");
+  // Once the lab has put the strategy back, the sale it ran is still shown under none: its 100 buyers' figures are none's.
+  await expect(first.getByRole("button", { name: "Run", exact: true })).toBeEnabled({ timeout: 60_000 });
+  const sale = (await (await page.request.get("/api/sale")).json()) as { strategy: string; strategyNow: string; doubleSold: number };
+  expect(sale.strategy).toBe("none");
+  expect(sale.strategyNow).not.toBe("none");
+  expect(sale.doubleSold).toBeGreaterThan(0);
+  await page.goto("/admin");
+  await expect(page.getByTestId("sale-strategy")).toHaveText("none");
+  await expect(page.getByTestId("sale-verdict")).toHaveText("FAIL");
+  await page.goto("/admin/lab");
 
   const last = page.getByTestId("scenario-12");
   await expect(last.getByRole("button", { name: "Run" })).toBeEnabled({ timeout: 30_000 });

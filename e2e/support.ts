@@ -1,4 +1,4 @@
-import type { Browser } from "@playwright/test";
+import { expect, type Browser, type Page } from "@playwright/test";
 import { closeDb } from "@/lib/db";
 import { closeRedis } from "@/lib/redis";
 
@@ -17,4 +17,13 @@ export async function disconnect(): Promise<void> {
  */
 export async function closeContexts({ browser }: { browser: Browser }): Promise<void> {
   await Promise.all(browser.contexts().map((context) => context.close().catch(() => {})));
+}
+
+/** The projector's drop form, unfolded (it folds away while a drop is on). */
+export async function dropForm(projector: Page) {
+  const toggle = projector.getByTestId("drop-form-toggle");
+  if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+  const form = projector.locator("form.drop-form");
+  await expect(form).toBeVisible();
+  return form;
 }

@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { resetConfig } from "@/lib/sale/config";
-import { closeContexts, disconnect, prepareSale } from "./support";
+import { closeContexts, disconnect, dropForm, prepareSale } from "./support";
 
 test.afterEach(closeContexts);
 test.afterAll(async () => {
@@ -46,6 +46,7 @@ async function raceADrop(browser: Browser, strategy: string) {
   const students = [await openStore(browser), await openStore(browser), await openStore(browser)];
   const projector = await openProjector(browser);
 
+  await dropForm(projector);
   const form = projector.getByRole("form", { name: "Start a drop" });
   await form.getByLabel("Units").fill("2");
   // Long enough for three phones to join while it runs, on a loaded machine too (6 s ran out

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * Every setting the app reads from the environment, parsed once. Each address has the local
- * stack's default (see DESIGN.md → Topology), so a bare `npm run demo` needs no configuration.
+ * stack's default (README, "The stack and its control API"), so a bare `npm run demo` needs no configuration.
  */
 const hostPort = z
   .string()
@@ -50,6 +50,13 @@ export const envSchema = z.object({
   /** Purchase attempts one buyer may make per BUY_RATE_WINDOW_MS (429 beyond); 0 turns the limit off. */
   BUY_RATE_LIMIT: z.coerce.number().int().min(0).default(5),
   BUY_RATE_WINDOW_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
+  /**
+   * Workshop mode: how many people may join from one network address. 1 where every phone has its
+   * own address on the Wi-Fi; more where the class arrives through one (a venue's NAT, a proxy, the
+   * container's port mapping on Docker Desktop). The projector changes it for the room; this is its
+   * start, and what nginx's per-address ceilings are sized for (nginx/nginx.conf.template).
+   */
+  ROOM_PEOPLE_PER_ADDRESS: z.coerce.number().int().min(1).max(1000).default(1),
   ADMIN_PASSWORD: z.string().min(8, "use at least 8 characters").optional(),
   /** Lets Prometheus scrape GET /api/metrics with `Authorization: Bearer <token>` (an admin session works too). */
   METRICS_TOKEN: z.string().min(16, "use at least 16 characters").optional(),

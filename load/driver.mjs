@@ -46,6 +46,10 @@ export { CompletionError, latencySummary, progressLine };
  * @property {AbortSignal} [signal] Stop early (Ctrl-C) and still summarise — and complete the run.
  */
 
+/** How long a run's progress is reported every EARLY_INTERVAL_MS before the usual interval. */
+const EARLY_MS = 2000;
+const EARLY_INTERVAL_MS = 100;
+
 export const DEFAULT_LOAD_OPTIONS = Object.freeze({
   vus: 50,
   requests: 200,
@@ -153,7 +157,13 @@ export async function runLoad(input) {
         });
     }
   };
-  const progressTimer = setInterval(tick, options.progressIntervalMs);
+  // The first seconds are sampled finely (one report in flight at most, as always): a run shorter
+  // than one interval still draws its stock falling on the run's page, not one point at the end.
+  let progressTimer = setInterval(tick, Math.min(EARLY_INTERVAL_MS, options.progressIntervalMs));
+  const settleTimer = setTimeout(() => {
+    clearInterval(progressTimer);
+    progressTimer = setInterval(tick, options.progressIntervalMs);
+  }, EARLY_MS);
 
   const safetyTimer = setTimeout(() => stop(`safety timeout after ${maxMs} ms`), maxMs);
   const onAbort = () => stop("interrupted");
@@ -170,6 +180,7 @@ export async function runLoad(input) {
     ]).finally(() => clearTimeout(lastResort));
   } finally {
     clearTimeout(safetyTimer);
+    clearTimeout(settleTimer);
     clearInterval(progressTimer);
     options.signal?.removeEventListener("abort", onAbort);
   }

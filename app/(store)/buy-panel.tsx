@@ -57,10 +57,11 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
         setOutcome({ kind: "bought", orderId: body.order.id, stockLeft: body.stockLeft, instance: body.instance, unit: body.order.unit });
       } else if (body.code === "sold_out") {
         setOutcome({ kind: "sold_out" });
-      } else if (body.code === "join_first") {
+      } else if (body.code === "join_first" || body.code === "joined_elsewhere") {
+        // Not (or no longer) a person here: the join form comes back, with the store's reason.
         setMe(null);
         setMustJoin(true);
-        setOutcome({ kind: "error", message: t("joinFirst") });
+        setOutcome({ kind: "error", message: body.code === "joined_elsewhere" && typeof body.message === "string" ? body.message : t("joinFirst") });
       } else if (body.code === "busy") {
         setOutcome({ kind: "busy", message: t("busy") });
       } else {
@@ -82,13 +83,15 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
   const needsName = (inDrop || mustJoin) && !me && !soldOut && !closed;
   const label = soldOut ? t("soldOut") : pending ? t("buttonBuying") : waiting ? t("buttonOpensIn", { seconds: drop.secondsLeft })
     : closed ? t("buttonDropClosed") : t("buttonBuyNow");
+  // Each state of the button looks different at a glance: waiting for the countdown, buying, over.
+  const buttonState = pending ? "buying" : soldOut || closed ? "over" : waiting ? "waiting" : "ready";
   const countdown = (chunks: ReactNode) => <strong data-testid="countdown">{chunks}</strong>;
   return (
     <div>
       <div className="stock" data-testid="stock">
         {soldOut ? <strong>{t("soldOut")}</strong> : t.rich("leftInStock", { count: snapshot.stock, stock: (chunks) => <strong data-testid="stock-count">{chunks}</strong> })}
       </div>
-      <p className="muted">
+      <p className="muted strategy-in-use">
         {t.rich("strategyInUse", {
           strategy: snapshot.strategy,
           holdersNow: snapshot.holdersNow,
@@ -98,7 +101,7 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
         {!connected && <span className="muted"> · {tc("reconnecting")}</span>}
       </p>
       {inDrop && (
-        <div className={`drop-banner ${drop.state}`} data-testid="drop" aria-live="polite">
+        <div className={`drop-banner ${drop.state === "open" && soldOut ? "closed" : drop.state}`} data-testid="drop" aria-live="polite">
           {waiting && t.rich("dropOpensIn", { units: snapshot.initialStock, seconds: drop.secondsLeft, countdown })}
           {drop.state === "open" && (soldOut ? t.rich("dropOver", { countdown }) : t.rich("dropOpen", { countdown }))}
           {closed && t("dropClosed")}
@@ -108,22 +111,26 @@ export function BuyPanel(props: { sku: string; initial: LiveSnapshot; me: Me | n
       {needsName ? (
         <JoinForm onJoined={setMe} />
       ) : (
-        <>
+        <div className="buy-box">
           {me && <p className="muted">{t.rich("buyingAs", { name: me.name, me: (chunks) => <strong data-testid="me">{chunks}</strong> })}</p>}
-          <button className="buy" onClick={buy} disabled={pending || soldOut || waiting || closed}>
+          <button className={`buy ${buttonState}`} onClick={buy} disabled={pending || soldOut || waiting || closed} aria-busy={pending}>
             {label}
           </button>
-        </>
-      )}
-      {outcome && (
-        <div className={`notice ${outcome.kind}`} role="status" data-testid="outcome">
-          {outcome.kind === "bought" &&
-            t.rich("bought", { orderId: String(outcome.orderId), stockLeft: outcome.stockLeft, instance: outcome.instance, strong: (chunks) => <strong>{chunks}</strong> })}
-          {outcome.kind === "sold_out" && t("soldOutNotice")}
-          {outcome.kind === "busy" && t("busyNotice", { message: outcome.message })}
-          {outcome.kind === "error" && t("errorNotice", { message: outcome.message })}
         </div>
       )}
+      {/* The answer to a tap, right under the button (where the thumb is), in a live region that is always
+          there so a screen reader announces each new answer. */}
+      <div className="outcome-slot" role="status" aria-live="polite">
+        {outcome && (
+          <div className={`notice ${outcome.kind}`} data-testid="outcome">
+            {outcome.kind === "bought" &&
+              t.rich("bought", { orderId: String(outcome.orderId), stockLeft: outcome.stockLeft, instance: outcome.instance, strong: (chunks) => <strong>{chunks}</strong> })}
+            {outcome.kind === "sold_out" && t("soldOutNotice")}
+            {outcome.kind === "busy" && t("busyNotice", { message: outcome.message })}
+            {outcome.kind === "error" && t("errorNotice", { message: outcome.message })}
+          </div>
+        )}
+      </div>
       {snapshot.winners && <WinnerList winners={snapshot.winners} />}
     </div>
   );

@@ -30,7 +30,7 @@ export default async function StorePage() {
         {/* The product's name is a name (never translated); its description is ours to translate for goods:001. */}
         <h1>{product.name}</h1>
         <div className="sku">{product.sku}</div>
-        <p className="muted">{product.sku === SKU ? t("productDescription") : product.description}</p>
+        <p className="muted description">{product.sku === SKU ? t("productDescription") : product.description}</p>
         <div className="price">{format.number(product.priceCents / 100, { style: "currency", currency: "USD" })}</div>
         <BuyPanel sku={product.sku} initial={snapshot} me={me} pinned={room.pinned ?? null} />
       </div>

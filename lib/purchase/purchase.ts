@@ -20,7 +20,7 @@ import { SaleSwitchingError, seenSoldOut, takeUnit } from "./take-unit";
 export { takeUnit, type UnitLock } from "./take-unit";
 
 /**
- * DESIGN.md's one critical section: under the active strategy's lock, read the stock, do the
+ * The one critical section: under the active strategy's lock, read the stock, do the
  * simulated work, write stock − 1 together with a reservation of that unit; then record the order
  * in Postgres, idempotently on the reservation. An order that cannot be recorded leaves the
  * reservation for the reconciler, which records it or puts the unit back — never both, never

@@ -277,7 +277,11 @@ export async function completeRun(id: number, body: RunComplete): Promise<RunRec
   const keys = runKeys(id);
   const redis = getRedis();
   const lastPoint = await sample(run.saleId, { ...summary, elapsedMs: summary.durationMs });
-  const timeline = [...(await redis.lrange(keys.timeline, 0, -1)).map((raw) => JSON.parse(raw) as TimelinePoint), lastPoint];
+  // The run's start is a point too (its sale was just reset: full stock, no order), so a run shorter
+  // than one progress report still draws from its start to its end.
+  const startPoint: TimelinePoint = { tMs: 0, stock: run.initialStock, orders: 0, requests: 0, bought: 0, busy: 0, errors: 0 };
+  const reported = (await redis.lrange(keys.timeline, 0, -1)).map((raw) => JSON.parse(raw) as TimelinePoint);
+  const timeline = [...(reported[0]?.tMs === 0 ? [] : [startPoint]), ...reported, lastPoint];
   const updated = await getDb().run.update({
     where: { id },
     data: {
@@ -342,6 +346,8 @@ export async function getRun(id: number): Promise<RunRecord> {
   return {
     ...record,
     ...invariantsOf(stats),
+    // Figures while it runs, but no verdict until it is counted: a run that has sold nothing yet is not a PASS.
+    verdict: null,
     timeline: timeline.map((raw) => JSON.parse(raw) as TimelinePoint),
     progress: Object.fromEntries(
       Object.entries(progress).filter(([key]) => key !== "reportedAt").map(([key, value]) => [key, Number(value)]),

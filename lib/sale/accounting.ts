@@ -116,3 +116,64 @@ export type Verdict = "PASS" | "FAIL" | "STUCK";
 export function verdictOf(accounting: Pick<UnitAccounting, "doubleSold" | "lostUnits" | "phantomUnits">): "PASS" | "FAIL" {
   return accounting.doubleSold === 0 && accounting.lostUnits === 0 && accounting.phantomUnits === 0 ? "PASS" : "FAIL";
 }
+
+/**
+ * One strategy's part of a sale whose orders were made under more than one (the strategy was
+ * switched without starting a new sale). Sold twice counts only units sold twice under this
+ * strategy alone; a unit sold under two strategies is neither's to carry (`soldUnderSeveral`).
+ */
+export interface StrategyShare {
+  readonly strategy: string;
+  readonly orders: number;
+  /** Distinct units in 1..initial this strategy's orders carry. */
+  readonly distinctUnits: number;
+  /** This strategy's orders beyond the first of each unit it sold, and its orders outside 1..initial. */
+  readonly doubleSold: number;
+}
+
+export interface StrategySplit {
+  /** In the order each strategy sold its first unit. */
+  readonly strategies: readonly StrategyShare[];
+  /**
+   * Orders beyond the first of units sold under more than one strategy: with the strategies'
+   * own `doubleSold`, these add up to the sale's `doubleSold`.
+   */
+  readonly soldUnderSeveral: number;
+}
+
+/** One group of a sale's orders: how many orders `strategy` made for `unit`, and the first one's id. */
+export type StrategyUnitCount = readonly [strategy: string, unit: number, orders: number, firstOrderId: number];
+
+/**
+ * Splits a sale's orders by the strategy each was made under, so no figure is shown under a
+ * strategy that did not make it: a `none` sale's double sales stay `none`'s after the strategy is
+ * switched to a safe one.
+ */
+export function splitByStrategy(initialStock: number, counts: readonly StrategyUnitCount[]): StrategySplit {
+  const inRange = (unit: number) => Number.isInteger(unit) && unit >= 1 && unit <= initialStock;
+  const byStrategy = new Map<string, { orders: number; units: Set<number>; first: number }>();
+  const strategiesOfUnit = new Map<number, Set<string>>();
+  for (const [strategy, unit, orders, firstOrderId] of counts) {
+    const share = byStrategy.get(strategy) ?? { orders: 0, units: new Set<number>(), first: firstOrderId };
+    share.orders += orders;
+    share.first = Math.min(share.first, firstOrderId);
+    if (inRange(unit)) {
+      share.units.add(unit);
+      strategiesOfUnit.set(unit, (strategiesOfUnit.get(unit) ?? new Set()).add(strategy));
+    }
+    byStrategy.set(strategy, share);
+  }
+  let soldUnderSeveral = 0;
+  for (const strategies of strategiesOfUnit.values()) soldUnderSeveral += strategies.size - 1;
+  const strategies = [...byStrategy]
+    .sort(([, a], [, b]) => a.first - b.first)
+    .map(([strategy, share]) => ({ strategy, orders: share.orders, distinctUnits: share.units.size, doubleSold: share.orders - share.units.size }));
+  return { strategies, soldUnderSeveral };
+}
+
+/** Orders per unit, all strategies together (what countUnits takes). */
+export function unitCountsOf(counts: readonly StrategyUnitCount[]): [unit: number, orders: number][] {
+  const perUnit = new Map<number, number>();
+  for (const [, unit, orders] of counts) perUnit.set(unit, (perUnit.get(unit) ?? 0) + orders);
+  return [...perUnit];
+}

@@ -1,6 +1,6 @@
 import { getDb, getPool } from "../db";
 import { getRedis, getRedisNodes } from "../redis";
-import { countUnits, verdictOf, type UnitAccounting, type Verdict } from "./accounting";
+import { countUnits, splitByStrategy, unitCountsOf, verdictOf, type StrategySplit, type StrategyUnitCount, type UnitAccounting, type Verdict } from "./accounting";
 import { getActiveConfig, getConfig } from "./config";
 import { livenessOf, type Liveness } from "./liveness";
 import { quiesced } from "./switch";
@@ -33,8 +33,16 @@ export interface SaleOptions {
   readonly locale?: Locale;
 }
 
-export interface SaleStats extends CurrentSale, UnitAccounting {
+export interface SaleStats extends CurrentSale, UnitAccounting, StrategySplit {
+  /**
+   * The strategy the sale was started under (its record in Postgres), never the one configured
+   * now: a lab case's `none` sale stays `none` after the lab puts the strategy back. When the
+   * strategy was switched without a new sale, `strategies` splits the orders by the strategy
+   * each was made under.
+   */
   readonly strategy: string;
+  /** The strategy configured now: the next purchase's, which may not be the sale's. */
+  readonly strategyNow: string;
   /** The most requests ever inside the critical section at once (1 for a correct lock). */
   readonly peakHolders: number;
   /** Releases that found the lock already expired or taken by another holder. */
@@ -175,12 +183,16 @@ async function readSaleStats(saleId?: number): Promise<SaleStats | undefined> {
   const before = await redis.multi().get(STOCK_KEY).hvals(keys.pending).hget(SALE_KEY, "id").exec();
   const [stockBefore, pendingBefore, currentBefore] = execValues<[string | null, string[], string | null]>(before);
   // 2. The orders, in one statement: one snapshot of them.
-  const { rows } = await getPool().query<{ units: [number, number][] | null; repeat_buyers: number }>(
-    `WITH sold AS (SELECT stock_seen, buyer FROM orders WHERE sale_id = $1 AND status = 'sold')
-     SELECT (SELECT json_agg(json_build_array(stock_seen, n)) FROM (SELECT stock_seen, count(*)::int AS n FROM sold GROUP BY stock_seen) AS u) AS units,
-            (SELECT count(*)::int FROM (SELECT buyer FROM sold GROUP BY buyer HAVING count(*) > 1) AS b) AS repeat_buyers`,
+  // Grouped by strategy and unit: the sale's own strategy comes from the same snapshot.
+  const { rows } = await getPool().query<{ units: StrategyUnitCount[] | null; repeat_buyers: number; strategy: string | null }>(
+    `WITH sold AS (SELECT id, stock_seen, buyer, strategy FROM orders WHERE sale_id = $1 AND status = 'sold')
+     SELECT (SELECT json_agg(json_build_array(strategy, stock_seen, n, first_id))
+               FROM (SELECT strategy, stock_seen, count(*)::int AS n, min(id) AS first_id FROM sold GROUP BY strategy, stock_seen) AS u) AS units,
+            (SELECT count(*)::int FROM (SELECT buyer FROM sold GROUP BY buyer HAVING count(*) > 1) AS b) AS repeat_buyers,
+            (SELECT strategy FROM sales WHERE id = $1) AS strategy`,
     [sale.id],
   );
+  const counts = (rows[0]?.units ?? []).map(([strategy, unit, orders, first]) => [String(strategy), Number(unit), Number(orders), Number(first)] as const);
   // 3. The stock again, with the counters and the reservations recorded since (1).
   const after = await redis.multi()
     .mget(STOCK_KEY, keys.peak, keys.lockLost, keys.staleRefused, keys.givenBack, keys.reconciled, keys.givebackFailed)
@@ -200,7 +212,7 @@ async function readSaleStats(saleId?: number): Promise<SaleStats | undefined> {
   ];
   const accounting = countUnits({
     initialStock: sale.initialStock,
-    unitCounts: (rows[0]?.units ?? []).map(([unit, orders]) => [Number(unit), Number(orders)] as const),
+    unitCounts: unitCountsOf(counts),
     remaining: past ? (past.finalStock ?? 0) : stock,
     ...(past ? {} : { stockBefore: Number(stockBefore ?? 0) }),
     pendingUnits: [...pendingBefore, ...pendingAfter].flatMap((raw) => {
@@ -220,7 +232,9 @@ async function readSaleStats(saleId?: number): Promise<SaleStats | undefined> {
     sku: sale.sku,
     ...(sale.runId === undefined ? {} : { runId: sale.runId }),
     ...accounting,
-    strategy: config.strategy,
+    ...splitByStrategy(sale.initialStock, counts),
+    strategy: rows[0]?.strategy ?? config.strategy,
+    strategyNow: config.strategy,
     peakHolders: peak,
     locksLost: lockLost,
     holdersNow: holders.reduce((sum, count) => sum + Number(count), 0),

@@ -78,7 +78,7 @@ export interface StackStatus {
   apps: { index: number; port: number; instance: string; state: string; pid?: number }[];
   postgres: { up: boolean };
   /** Where the store listens: loopback, or the LAN too (workshop mode), and the addresses to give students. */
-  nginx: { up: boolean; lan?: boolean; storeUrls?: string[]; adminFromLan?: boolean };
+  nginx: { up: boolean; lan?: boolean; storeUrls?: string[]; adminFromLan?: boolean; peoplePerAddress?: number };
 }
 
 export async function stackControl<T = unknown>(path: string, method: "GET" | "POST" = "POST", body?: unknown): Promise<T> {
@@ -107,3 +107,6 @@ export async function stackControl<T = unknown>(path: string, method: "GET" | "P
 
 export const getStackStatus = () => stackControl<StackStatus>("/status", "GET");
 export const getNetwork = () => stackControl<NetworkStatus>("/network", "GET");
+
+/** Sizes nginx's per-address ceilings for `people` behind one address (the room's setting); what nginx is sized for now. */
+export const sizeRoomLimits = (people: number) => stackControl<{ peoplePerAddress: number }>(`/nginx/room/${people}`);

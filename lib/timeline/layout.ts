@@ -4,7 +4,8 @@ import { buildHolders, criticalSection, type Holder } from "./holders";
 
 /**
  * The diagram's fixed geometry, in SVG user units: the SVG is 1000 units wide and scaled to its
- * box, so at 1280×720 one unit is a little under one pixel.
+ * box. Text is 14 units so that it is drawn at 12 px or more down to a box of about 860 px (the
+ * timeline page's diagram column at 1280×720 is about 900 px; the projector's card more).
  */
 export const DIAGRAM = Object.freeze({
   width: 1000,
@@ -13,12 +14,23 @@ export const DIAGRAM = Object.freeze({
   right: 16,
   /** Above the first lane: the time axis' labels. */
   top: 30,
-  laneHeight: 24,
+  fontSize: 14,
+  /**
+   * A lane is a line of labels (read, wrote, busy…) above a thinner bar: a label drawn on the bar
+   * at the same height was hidden by it, and by the next holder's bar.
+   */
+  laneHeight: 34,
+  /** From a lane's top: the labels' baseline, then the bar (its descenders clear the bar). */
+  labelBaseline: 14,
+  barTop: 18,
+  barHeight: 11,
   /** Between the last lane and the first Redis node's row: the rows' heading and the vote key. */
-  nodeHeadHeight: 28,
-  nodeRowHeight: 22,
+  nodeHeadHeight: 30,
+  nodeRowHeight: 24,
   /** Below the last row: the fault bands' notes. */
-  bottom: 18,
+  bottom: 20,
+  /** Between two rows of fault notes. */
+  faultLabelRow: 16,
 });
 
 /** One row of the diagram: an instance's heading, or a holder's lane. */
@@ -84,6 +96,113 @@ export function layOut(events: readonly TimelineEvent[]): Layout {
   const start = events.length ? events[0]!.atUs : 0;
   const end = events.length ? Math.max(...events.map((event) => event.atUs), start + 1) : 1;
   return { rows, rowOf, start, end, faults: faultBands(events, end), nodes: nodeRows(events) };
+}
+
+/** Holders left out of the default window on one side of it. */
+export interface Outliers {
+  readonly holders: readonly string[];
+  /** Distinct buyers among them (a buyer who tried again is one). */
+  readonly buyers: number;
+  /** From the first one's first event to the last one's last, µs. */
+  readonly from: number;
+  readonly to: number;
+}
+
+/** The window a timeline opens on, and who lies outside it. */
+export interface DefaultWindow {
+  readonly from: number;
+  readonly to: number;
+  readonly earlier?: Outliers;
+  readonly later?: Outliers;
+}
+
+/** At most this share of the holders may be left out: two groups of like size are both shown. */
+const OUTLIER_SHARE = 0.25;
+/**
+ * Holders are left out only across a gap this many times as long as what is kept: showing them
+ * would squeeze the rest into a third of the width or less.
+ */
+const OUTLIER_GAP = 2;
+/** Room either side of the holders kept, as a share of their span (at least `BULK_PAD_MIN_US`). */
+const BULK_PAD_SHARE = 0.04;
+const BULK_PAD_MIN_US = 1000;
+
+/** When a holder did anything: its first event to its last (the lease's end is a promise, not an event). */
+function activity(holder: Holder): { from: number; to: number } | undefined {
+  const times = [
+    holder.waitFrom, holder.acquiredAt, holder.read?.t, holder.readRefused, holder.write?.t, holder.refusedWrite?.t,
+    holder.givenBack?.t, holder.leftAt, holder.releasedAt, holder.outcomeAt, holder.order?.t, holder.votes?.t, ...holder.renewals,
+  ].filter((time): time is number => time !== undefined);
+  return times.length ? { from: Math.min(...times), to: Math.max(...times) } : undefined;
+}
+
+/**
+ * Where most holders' activity lies: a class's 2-second burst, not stretched to 40 s by one late
+ * buyer. Holders whose activity touches or overlaps form groups; a group at either end is left
+ * out when it holds at most a quarter of the holders and a gap at least twice the kept span sets it
+ * apart. Of the ways to do so, the one leaving out the fewest holders wins (then the narrowest).
+ * With nothing left out, the window is the whole recorded span, faults and all.
+ */
+export function defaultWindow(layout: Pick<Layout, "rows" | "start" | "end">): DefaultWindow {
+  const whole = { from: layout.start, to: layout.end };
+  const spans = layout.rows.flatMap((row) => {
+    const span = row.kind === "lane" ? activity(row.holder) : undefined;
+    return span && row.kind === "lane" ? [{ ...span, holder: row.holder }] : [];
+  }).sort((a, b) => a.from - b.from);
+  const groups: { from: number; to: number; holders: Holder[] }[] = [];
+  for (const span of spans) {
+    const last = groups.at(-1);
+    if (last && span.from <= last.to) {
+      last.to = Math.max(last.to, span.to);
+      last.holders.push(span.holder);
+    } else groups.push({ from: span.from, to: span.to, holders: [span.holder] });
+  }
+  const total = spans.length;
+  const before = [0];
+  for (const group of groups) before.push(before.at(-1)! + group.holders.length);
+  const gap = (index: number) => groups[index + 1]!.from - groups[index]!.to;
+  // The groups every kept range must hold (at most a quarter may go on either side) span at least
+  // `core`: only gaps twice that long can be cuts, which keeps a long sequential run from
+  // trying every pair of its thousands of groups.
+  const lastFirst = before.findLastIndex((count) => count <= total * OUTLIER_SHARE);
+  const firstLast = before.findIndex((count) => total - count <= total * OUTLIER_SHARE) - 1;
+  const core = lastFirst <= firstLast && firstLast < groups.length ? groups[firstLast]!.to - groups[lastFirst]!.from : 0;
+  const firsts = groups.flatMap((_, index) => (index === 0 || (before[index]! <= total * OUTLIER_SHARE && gap(index - 1) >= OUTLIER_GAP * core) ? [index] : []));
+  const lasts = groups.flatMap((_, index) =>
+    index === groups.length - 1 || (total - before[index + 1]! <= total * OUTLIER_SHARE && gap(index) >= OUTLIER_GAP * core) ? [index] : []);
+  let best: { first: number; last: number; left: number; span: number; gap: number } | undefined;
+  for (const first of firsts) {
+    for (const last of lasts) {
+      if (last < first || (first === 0 && last === groups.length - 1)) continue;
+      const left = total - (before[last + 1]! - before[first]!);
+      if (left > total * OUTLIER_SHARE) continue;
+      const span = groups[last]!.to - groups[first]!.from;
+      const nearest = Math.min(first > 0 ? gap(first - 1) : Infinity, last < groups.length - 1 ? gap(last) : Infinity);
+      if (nearest < OUTLIER_GAP * span) continue;
+      if (!best || left < best.left || (left === best.left && span < best.span)) best = { first, last, left, span, gap: nearest };
+    }
+  }
+  if (!best) return whole;
+  // The room either side never reaches halfway to the holders left out.
+  const pad = Math.min(Math.max(best.span * BULK_PAD_SHARE, BULK_PAD_MIN_US), best.gap / 2);
+  const outliers = (from: number, to: number): Outliers | undefined => {
+    const holders = groups.slice(from, to).flatMap((group) => group.holders);
+    if (!holders.length) return undefined;
+    return {
+      holders: holders.map((holder) => holder.id),
+      buyers: new Set(holders.map((holder) => holder.buyer ?? holder.id)).size,
+      from: groups[from]!.from,
+      to: Math.max(...groups.slice(from, to).map((group) => group.to)),
+    };
+  };
+  const earlier = outliers(0, best.first);
+  const later = outliers(best.last + 1, groups.length);
+  return {
+    from: earlier ? Math.max(groups[best.first]!.from - pad, layout.start) : layout.start,
+    to: later ? Math.min(groups[best.last]!.to + pad, layout.end) : layout.end,
+    ...(earlier && { earlier }),
+    ...(later && { later }),
+  };
 }
 
 /** The colours a vote is shown with, in the node rows and the legend (its words are messages: `votes`). */
@@ -221,18 +340,23 @@ export function anomalyRows(anomaly: Pick<Anomaly, "holders">, layout: Pick<Layo
 }
 
 /**
- * Where to scroll a box so the span [top, bottom] of its content (px) shows: not at all when it
- * shows from the top (the time axis stays on screen), else with `top` at the top of the box. A
- * span taller than the box shows its first lane; the rest is found by its highlight.
+ * Where to scroll (px) so the span [top, bottom] of the scrolled content shows in a view `height`
+ * px tall whose top `inset` px a sticky header covers. Not at all when it shows already (given the
+ * view's `scrollTop`); else to `anchor` (the diagram's head: its key and time axis) when the span
+ * fits below it; else with `top` just under the inset. A span taller than the view shows its first
+ * lane; the rest is found by its highlight.
  */
 export function scrollTopFor(
   span: { readonly top: number; readonly bottom: number },
-  box: { readonly height: number; readonly contentHeight: number },
+  view: { readonly height: number; readonly contentHeight: number; readonly scrollTop?: number; readonly inset?: number; readonly anchor?: number },
   margin = 8,
 ): number {
-  const max = Math.max(0, box.contentHeight - box.height);
-  if (span.bottom + margin <= box.height) return 0;
-  return Math.min(Math.max(span.top - margin, 0), max);
+  const { height, contentHeight, scrollTop, inset = 0, anchor = 0 } = view;
+  const max = Math.max(0, contentHeight - height);
+  const clamp = (top: number) => Math.min(Math.max(top, 0), max);
+  if (scrollTop !== undefined && span.top - margin >= scrollTop + inset && span.bottom + margin <= scrollTop + height) return scrollTop;
+  if (span.bottom + margin <= anchor + height) return clamp(anchor);
+  return clamp(span.top - margin - inset);
 }
 
 /**
@@ -271,8 +395,41 @@ export interface FaultLabel {
 
 /** Bands that start within this much of each other (µs) were one action: a grudge of several cuts, nodes stopped together. */
 const SAME_ACTION_US = 50_000;
-const LABEL_CHAR_PX = 6.6;
 const LABEL_GAP_PX = 8;
+
+/**
+ * About how wide `text` is drawn at `size` units: CJK characters are square, Latin letters a
+ * little over half as wide, bold ones wider (a touch generous, so estimated labels do not overprint).
+ */
+export function textUnits(text: string, size: number = DIAGRAM.fontSize, bold = false): number {
+  const latin = bold ? 0.66 : 0.58;
+  return [...text].reduce((width, char) => width + (/[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/.test(char) ? 1 : latin) * size, 0);
+}
+
+/** Between two labels on one lane's line. */
+const LANE_LABEL_GAP = 6;
+
+/**
+ * The x of each label on a lane's line (read, wrote, given back, busy…), given in time order at
+ * the x of its event: each starts just right of its event, pushed right of the one before so none
+ * overprints another (a 5 ms critical section is a few units wide), and the last ones pulled back
+ * left when they would run past `right`, never left of `left`.
+ */
+export function placeLaneLabels(labels: readonly { readonly x: number; readonly text: string; readonly bold?: boolean }[], right: number, left = 0): number[] {
+  const width = (label: (typeof labels)[number]) => textUnits(label.text, DIAGRAM.fontSize, label.bold);
+  const xs: number[] = [];
+  for (const [index, label] of labels.entries()) {
+    const previous = index > 0 ? xs[index - 1]! + width(labels[index - 1]!) + LANE_LABEL_GAP : -Infinity;
+    xs.push(Math.max(label.x + 2, previous));
+  }
+  let limit = right;
+  for (let index = labels.length - 1; index >= 0; index -= 1) {
+    // A label whose event is right of the plot stays there (clipped): it is outside the window.
+    if (labels[index]!.x <= right) xs[index] = Math.min(xs[index]!, Math.max(limit - width(labels[index]!), left));
+    limit = xs[index]! - LANE_LABEL_GAP;
+  }
+  return xs;
+}
 
 /**
  * The fault bands' labels, placed so none overprints another: bands started by one action share one
@@ -298,7 +455,7 @@ export function placeFaultLabels(bands: Layout["faults"], x: (us: number) => num
     if (row === -1 && rowEnds.length < maxRows) row = rowEnds.length;
     // No room left: the band goes unlabelled here, its own tooltip still names it.
     if (row === -1) continue;
-    rowEnds[row] = left + text.length * LABEL_CHAR_PX;
+    rowEnds[row] = left + textUnits(text);
     labels.push({ x: left, row, text, title: notes.join("\n") });
   }
   return labels;
@@ -310,10 +467,14 @@ export function scale(d0: number, d1: number, r0: number, r1: number): (value: n
   return (value) => r0 + ((value - d0) / span) * (r1 - r0);
 }
 
-/** Evenly spaced "nice" ticks (1, 2 or 5 × 10^n) covering [from, to], about `count` of them. */
-export function niceTicks(from: number, to: number, count = 8): number[] {
+/**
+ * Evenly spaced "nice" ticks (1, 2 or 5 × 10^n) covering [from, to], about `count` of them, at
+ * least `minStep` apart: events are stamped in µs (0.001 ms), and finer ticks of a one-event
+ * timeline were drawn on top of each other.
+ */
+export function niceTicks(from: number, to: number, count = 8, minStep = 0): number[] {
   const span = Math.max(to - from, 1e-9);
-  const raw = span / count;
+  const raw = Math.max(span / count, minStep);
   const power = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw) ?? 10 * power;
   const ticks: number[] = [];

@@ -67,6 +67,7 @@ export async function getTimeline(saleId: number, namesOf: NamesOf): Promise<Tim
   return {
     saleId,
     strategy: sale.strategy,
+    ...(soldUnder(stats.strategies, sale.strategy) && { strategies: stats.strategies.map((share) => share.strategy) }),
     live: !stored && current.id === saleId,
     events,
     recorded: stored?.recorded ?? events.length,
@@ -79,3 +80,7 @@ export async function getTimeline(saleId: number, namesOf: NamesOf): Promise<Tim
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** The sale's orders were made under another strategy than the one it started under, or under several. */
+const soldUnder = (shares: readonly { readonly strategy: string }[], strategy: string) =>
+  shares.length > 1 || (shares.length === 1 && shares[0]!.strategy !== strategy);

@@ -5,7 +5,10 @@ import type { TimelineSample } from "./sample";
 /** What the admin pages and `GET /api/admin/sales/:id/timeline` show of one sale's timeline. */
 export interface TimelineView {
   readonly saleId: number;
+  /** The strategy the sale was started under. */
   readonly strategy: string;
+  /** The strategies its orders were made under, in order, when not that one alone (the strategy was switched mid-sale). */
+  readonly strategies?: readonly string[];
   /** Still recording in Redis (the sale is current and not yet kept in Postgres): poll again. */
   readonly live: boolean;
   /** Every event recorded, or fewer when `sampled`. */

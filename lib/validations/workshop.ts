@@ -46,3 +46,10 @@ export const dropCreateSchema = z
   })
   .strict();
 export type DropCreate = z.infer<typeof dropCreateSchema>;
+
+/** `PUT /api/admin/room`: how many people may join from one network address. */
+export const roomUpdateSchema = z.object({ peoplePerAddress: z.number().int().min(1).max(1000) }).strict();
+export type RoomUpdate = z.infer<typeof roomUpdateSchema>;
+
+/** `PATCH /api/admin/room/people/:buyer`: a person's new display name. */
+export const personRenameSchema = z.object({ name: displayNameSchema }).strict();

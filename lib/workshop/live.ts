@@ -42,7 +42,7 @@ export interface LiveSnapshot {
 }
 
 const ACCOUNTING_FIELDS = [
-  "orders", "distinctUnits", "doubleSold", "lostUnits", "phantomUnits", "pendingUnits", "oversell", "buyersWithTwoOrders", "peakHolders",
+  "strategy", "strategies", "soldUnderSeveral", "orders", "distinctUnits", "doubleSold", "lostUnits", "phantomUnits", "pendingUnits", "oversell", "buyersWithTwoOrders", "peakHolders",
   "liveness", "stuckForMs", "verdict",
 ] as const;
 

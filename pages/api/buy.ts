@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { getEnv } from "@/lib/env";
-import { isFromThisMachine } from "@/lib/http/client-address";
+import { clientAddress, isFromThisMachine } from "@/lib/http/client-address";
 import { HttpError, errorAnswer, type JsonAnswer } from "@/lib/http/errors";
 import { pagesApiRoute } from "@/lib/http/pages-api";
 import { readNodeJsonBody } from "@/lib/http/read-json";
@@ -9,12 +10,34 @@ import { getLog, requestIdOf } from "@/lib/log";
 import { buy } from "@/lib/checkout";
 import { buyCreateSchema } from "@/lib/validations/buy";
 import { storeCall } from "@/lib/store-call";
-import { BUYER_COOKIE, buyerFromCookie, hasJoined, isHumanBuyer } from "@/lib/workshop/buyers";
+import { BUYER_COOKIE, HUMAN_PREFIX, buyerFromCookie, getPerson, isHumanBuyer } from "@/lib/workshop/buyers";
 
 // A Pages Router route: in a hall every phone buys in the same second (lib/http/pages-api.ts says why).
 // Next reads this object from the file's text: it must be written out here. The route reads its own
 // body (Next's parser answers a bad one in plain text), and a stream is not counted against a size.
 export const config = { api: { bodyParser: false, responseLimit: false } };
+
+/**
+ * A person's buyer id is their workshop cookie: the log keeps a short hash of it (enough to follow one
+ * person's purchases), never the cookie itself. A load run's buyer ids are kept as they are.
+ */
+function loggedBuyer(buyer: string): string {
+  return isHumanBuyer(buyer) ? `${HUMAN_PREFIX}#${createHash("sha256").update(buyer).digest("hex").slice(0, 10)}` : buyer;
+}
+
+/**
+ * The person a cookie names must have joined, and from the LAN must buy from the address they joined
+ * from: a laptop that joined from thirty addresses cannot spend thirty people's turns from one.
+ */
+async function checkPerson(person: string, request: Parameters<typeof clientAddress>[0]): Promise<void> {
+  const { joined, address } = await storeCall(() => getPerson(person));
+  if (!joined) {
+    throw new HttpError(401, "join_first", "this store does not know your workshop cookie (the store was restarted, the instructor removed you, or the cookie was made up): join again", { reason: "unknown_cookie" });
+  }
+  if (!isFromThisMachine(request) && address !== clientAddress(request)) {
+    throw new HttpError(403, "joined_elsewhere", "this workshop cookie joined from another network address: join again from this phone's network");
+  }
+}
 
 /** Buy one unit of goods:001 under the active lock strategy. Every answer names the instance that served it. */
 export default pagesApiRoute({
@@ -40,13 +63,11 @@ export default pagesApiRoute({
       if (!person && !isFromThisMachine(request)) {
         throw new HttpError(401, "join_first", "join the workshop first (POST /api/workshop/join with your name): purchases from the LAN buy as the person who joined", { reason: "not_joined" });
       }
-      if (person && !(await storeCall(() => hasJoined(person)))) {
-        throw new HttpError(401, "join_first", "this store does not know your workshop cookie (the store was restarted, or the cookie was made up): join again", { reason: "unknown_cookie" });
-      }
+      if (person) await checkPerson(person, request);
       const input = { ...body, buyer: person ?? body.buyer };
       const receipt = await buy(input, { arrivedAt });
       return done({ status: 201, body: { status: "bought", ...receipt } }, {
-        code: "bought", buyer: input.buyer, unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,
+        code: "bought", buyer: loggedBuyer(input.buyer), unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,
       });
     } catch (error) {
       return done(errorAnswer(error, { instance }, localeOfRequest(request)), {

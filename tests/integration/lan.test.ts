@@ -15,9 +15,8 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getRedis } from "@/lib/redis";
 import { resetConfig } from "@/lib/sale/config";
-import { ADDRESSES_KEY } from "@/lib/workshop/buyers";
+import { getRoom, removePerson } from "@/lib/workshop/buyers";
 import { HONEST, honest, settledSale } from "../support/accounting";
 import { adminFetch, signIn } from "../support/admin";
 import { PUBLIC_URL, prepareSale, stackControl } from "../support/stack";
@@ -172,6 +171,11 @@ export function call(method, path, { from, body, cookie, stream } = {}) {
 export const cookieOf = (answer) => (answer.setCookie.find((c) => c.startsWith("locklab_buyer=")) ?? "").split(";")[0];
 `;
 
+/** Removes everyone who joined from `address` (an earlier run's people), so a test starts with the address empty. */
+async function forgetAddress(address: string): Promise<void> {
+  for (const person of (await getRoom()).people) if (person.address === address) await removePerson(person.buyer);
+}
+
 describe("a classroom that cannot cheat", () => {
   let admin: string;
   let store: string;
@@ -185,7 +189,7 @@ describe("a classroom that cannot cheat", () => {
     const drop = await adminFetch(admin, "POST", "/api/admin/drop", { stock: 10, countdownS: 0, onePerBuyer: true, strategy: "token-lua", workMs: 1 });
     expect(drop.status, drop.text).toBe(201);
     // A phone new to the store (the address may be a day-old test's): its first joins race for it.
-    await getRedis().hdel(ADDRESSES_KEY, NS_ADDR);
+    await forgetAddress(NS_ADDR);
     const student = await inNamespace<{ together: number[]; invented: number[]; joins: number[]; buyers: string[]; withCookies: number[]; madeUp: number[] }>(`
       const from = ${JSON.stringify(NS_ADDR)};
       const joins = [], buyers = [], cookies = [];
@@ -270,5 +274,100 @@ describe("a classroom that cannot cheat", () => {
     expect(p99(honestPhone.latencies)).toBeLessThan(1000);
     expect(p99(local)).toBeLessThan(1000);
     expect(honest(await settledSale())).toEqual(HONEST);
+  });
+});
+
+/**
+ * The class behind one address (a venue's NAT, a proxy, Docker Desktop's port mapping): thirty
+ * phones whose requests all arrive from the namespace's one address, each with its own cookie jar.
+ * And the student with a laptop of thirty addresses: the binding of a person to the address they
+ * joined from is what stops them spending thirty people's turns from one.
+ */
+describe("thirty phones, one address; one laptop, thirty addresses", () => {
+  let admin: string;
+  let store: string;
+  // 30 more addresses for the laptop, routed to the namespace (the /29 above has room for six).
+  const LAPTOP_NET = `10.232.${(process.pid % 250) + 1}`;
+  const LAPTOP = Array.from({ length: 30 }, (_, i) => `${LAPTOP_NET}.${i + 10}`);
+  beforeAll(async () => {
+    admin = await signIn();
+    await stackControl("/nginx/expose/lan");
+    store = `http://${HOST_ADDR}:${new URL(PUBLIC_URL).port}`;
+    for (const address of LAPTOP) sh("ip", ["netns", "exec", NS, "ip", "addr", "add", `${address}/32`, "dev", NS_IF]);
+    sh("ip", ["route", "add", `${LAPTOP_NET}.0/24`, "dev", HOST_IF]);
+  });
+  afterAll(async () => {
+    await adminFetch(admin, "PUT", "/api/admin/room", { peoplePerAddress: 1 });
+    // The people these tests made leave the room, whatever failed: the next run's projector lists none of them.
+    for (const address of [NS_ADDR, ...LAPTOP]) await forgetAddress(address);
+    try {
+      sh("ip", ["route", "del", `${LAPTOP_NET}.0/24`, "dev", HOST_IF]);
+    } catch {
+      // gone with the link
+    }
+  });
+
+  it("with thirty people per address, thirty phones behind one join as thirty people, and a one-per-buyer drop of 10 goes to 10 of them", async () => {
+    const room = await adminFetch(admin, "PUT", "/api/admin/room", { peoplePerAddress: 30 });
+    expect(room.status).toBe(200);
+    // The projector's setting sized nginx's per-address ceilings too (through the stack runner).
+    expect((room.json.room as { sizedFor: number }).sizedFor).toBe(30);
+    await forgetAddress(NS_ADDR);
+    const drop = await adminFetch(admin, "POST", "/api/admin/drop", { stock: 10, countdownS: 0, onePerBuyer: true, strategy: "token-lua", workMs: 5 });
+    expect(drop.status, drop.text).toBe(201);
+    const saleId = (drop.json.sale as { id: number }).id;
+    const classroom = await inNamespace<{ joins: number[]; buyers: string[]; taps: { status: number; code?: string; buyer?: string }[] }>(`
+      const from = ${JSON.stringify(NS_ADDR)};
+      // Thirty phones join at once, each with its own name (and so its own cookie jar).
+      const joined = await Promise.all(Array.from({ length: 30 }, (_, i) => call("POST", "/api/workshop/join", { from, body: { name: "Phone " + i } })));
+      const cookies = joined.map(cookieOf);
+      // The drop is open: every phone taps Buy twice, all at once.
+      const taps = await Promise.all(cookies.flatMap((cookie) => [0, 1].map(async () => {
+        const answer = await call("POST", "/api/buy", { from, cookie, body: { buyer: "ignored" } });
+        return { status: answer.status, code: answer.json.code, buyer: answer.json.order && answer.json.order.buyer };
+      })));
+      console.log(JSON.stringify({ joins: joined.map((j) => j.status), buyers: joined.map((j) => j.json.buyer), taps }));
+    `, store);
+    expect(classroom.joins.every((status) => status === 201), JSON.stringify(classroom.joins)).toBe(true);
+    expect(new Set(classroom.buyers).size).toBe(30);
+    // nginx counted thirty people, not one phone: no tap was turned away by a limit.
+    expect(classroom.taps.filter((tap) => tap.status === 429), JSON.stringify(classroom.taps)).toEqual([]);
+    const bought = classroom.taps.filter((tap) => tap.status === 201);
+    expect(bought).toHaveLength(10);
+    expect(new Set(bought.map((tap) => tap.buyer)).size).toBe(10);
+    for (const tap of classroom.taps.filter((tap) => tap.status !== 201)) expect(["sold_out", "one_per_buyer", "busy"], JSON.stringify(tap)).toContain(tap.code);
+    const checked = await settledSale();
+    expect(checked.saleId).toBe(saleId);
+    expect(checked.orders).toBe(10);
+    expect(honest(checked)).toEqual(HONEST);
+    await forgetAddress(NS_ADDR);
+  });
+
+  it("a laptop that joined from thirty addresses gets at most one unit buying with every cookie from one of them", async () => {
+    expect((await adminFetch(admin, "PUT", "/api/admin/room", { peoplePerAddress: 1 })).status).toBe(200);
+    for (const address of LAPTOP) await forgetAddress(address);
+    const drop = await adminFetch(admin, "POST", "/api/admin/drop", { stock: 10, countdownS: 0, onePerBuyer: true, strategy: "token-lua", workMs: 1 });
+    expect(drop.status, drop.text).toBe(201);
+    const laptop = await inNamespace<{ joins: number[]; buys: { status: number; code?: string }[] }>(`
+      const addresses = ${JSON.stringify(LAPTOP)};
+      const joined = [];
+      for (const from of addresses) joined.push(await call("POST", "/api/workshop/join", { from, body: { name: "Me " + from.split(".").pop() } }));
+      const cookies = joined.map(cookieOf);
+      const buys = [];
+      for (const cookie of cookies) {
+        const answer = await call("POST", "/api/buy", { from: addresses[0], cookie, body: { buyer: "x" } });
+        buys.push({ status: answer.status, code: answer.json.code });
+      }
+      console.log(JSON.stringify({ joins: joined.map((j) => j.status), buys }));
+    `, store);
+    expect(laptop.joins.filter((status) => status === 201)).toHaveLength(30);
+    expect(laptop.buys.filter((answer) => answer.status === 201)).toHaveLength(1);
+    // Refused by the app for the address (or, past the address's ceiling, by nginx): never sold.
+    expect(laptop.buys.filter((answer) => answer.code === "joined_elsewhere").length).toBeGreaterThanOrEqual(15);
+    expect(laptop.buys.every((answer) => answer.status === 201 || answer.code === "joined_elsewhere" || answer.status === 429), JSON.stringify(laptop.buys)).toBe(true);
+    const checked = await settledSale();
+    expect(checked.orders).toBe(1);
+    expect(honest(checked)).toEqual(HONEST);
+    for (const address of LAPTOP) await forgetAddress(address);
   });
 });

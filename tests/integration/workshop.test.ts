@@ -6,10 +6,9 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/lib/db";
-import { getRedis } from "@/lib/redis";
 import { resetConfig } from "@/lib/sale/config";
 import { getStock } from "@/lib/sale/sale";
-import { ADDRESSES_KEY, getBuyerName, joinWorkshop } from "@/lib/workshop/buyers";
+import { AddressFullError, getBuyerName, getRoom, joinWorkshop, removePerson } from "@/lib/workshop/buyers";
 import { takeEventData } from "@/lib/workshop/sse-read";
 import { adminFetch, signIn } from "../support/admin";
 import { PUBLIC_URL, getSaleStats, instanceUrl, prepareSale } from "../support/stack";
@@ -36,6 +35,9 @@ async function ordersOf(buyer: string): Promise<number> {
 }
 
 const startDrop = (body: Record<string, unknown>) => adminFetch(admin, "POST", "/api/admin/drop", body);
+
+/** An address no earlier run has people at (people expire a day after the last join). */
+const newAddress = () => `10.250.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
 
 describe("the per-buyer rate limit", () => {
   it("answers 429 rate_limited past 5 attempts a second from one buyer, and those attempts change nothing", async () => {
@@ -173,8 +175,7 @@ describe("joining with a display name", () => {
   it("twenty joins at once from one new LAN address make one person, named by one of them", async () => {
     // The function the join route calls, as twenty requests from one phone reach it in the same
     // moment (nginx lets six through; the instances' Redis connections pipeline their commands).
-    const address = `10.250.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
-    await getRedis().hdel(ADDRESSES_KEY, address);
+    const address = newAddress();
     const names = Array.from({ length: 20 }, (_, i) => `Quick ${i}`);
     const joined = await Promise.all(names.map((name) => joinWorkshop(name, { address, local: false })));
     const buyers = new Set(joined.map((j) => j.buyer));
@@ -184,7 +185,7 @@ describe("joining with a display name", () => {
     // Joining again later renames the same person.
     expect((await joinWorkshop("Later", { address, local: false })).buyer).toBe(buyer);
     expect(await getBuyerName(buyer!)).toBe("Later");
-    await getRedis().hdel(ADDRESSES_KEY, address);
+    await removePerson(buyer!);
   });
 });
 
@@ -280,5 +281,66 @@ describe("the machine itself is 127.0.0.1 and ::1, as nginx's limits say", () =>
     expect(bought.status).toBe(201);
     expect(await getStock()).toBe(4);
     expect(await ordersOf("made-up-id")).toBe(0);
+  });
+});
+
+describe("one person per phone, and a class behind one address", () => {
+  afterAll(async () => {
+    expect((await adminFetch(admin, "PUT", "/api/admin/room", { peoplePerAddress: 1 })).status).toBe(200);
+  });
+
+  it("a person buys only from the address they joined from: the same cookie from another is refused, and nothing is taken", async () => {
+    await prepareSale({ strategy: "token-lua", workMs: 0 }, 5);
+    const base = (process.pid % 200) + 1;
+    const phone = `127.2.${base}.11`;
+    const laptop = `127.2.${base}.12`;
+    const joined = await postFrom(phone, "/api/workshop/join", { name: "Bound" });
+    expect(joined.status).toBe(201);
+    const cookie = joined.setCookie.find((c) => c.startsWith("locklab_buyer="))!.split(";")[0]!;
+    const elsewhere = await postFrom(laptop, "/api/buy", { buyer: "x" }, cookie);
+    expect(elsewhere).toMatchObject({ status: 403, body: { code: "joined_elsewhere" } });
+    expect(await getStock()).toBe(5);
+    expect((await postFrom(phone, "/api/buy", { buyer: "x" }, cookie)).status).toBe(201);
+    expect(await getStock()).toBe(4);
+    await removePerson(String(joined.body.buyer));
+  });
+
+  it("with three people per address, three phones behind one are three people, a fourth is refused 409, and a person's cookie renames them", async () => {
+    expect((await adminFetch(admin, "PUT", "/api/admin/room", { peoplePerAddress: 3 })).status).toBe(200);
+    const address = newAddress();
+    const people = await Promise.all(["Ana", "Ömer", "李娜"].map((name) => joinWorkshop(name, { address, local: false })));
+    expect(new Set(people.map((person) => person.buyer)).size).toBe(3);
+    const fourth = await joinWorkshop("Extra", { address, local: false }).catch((error: unknown) => error);
+    expect(fourth).toBeInstanceOf(AddressFullError);
+    expect((fourth as AddressFullError).details).toEqual({ people: 3, peoplePerAddress: 3 });
+    // Ana's phone joins again (a new name): still Ana's place, renamed, not a fourth person.
+    const again = await joinWorkshop("Ana B", { address, local: false, cookie: people[0]!.buyer });
+    expect(again.buyer).toBe(people[0]!.buyer);
+    const room = await getRoom();
+    expect(room.addresses.find((entry) => entry.address === address)).toEqual({ address, people: 3 });
+    // The instructor removes Ömer: his place is free for someone else, and his cookie buys nothing more.
+    expect((await adminFetch(admin, "DELETE", `/api/admin/room/people/${people[1]!.buyer}`)).status).toBe(200);
+    expect((await adminFetch(admin, "DELETE", `/api/admin/room/people/${people[1]!.buyer}`)).json.code).toBe("person_not_found");
+    const newcomer = await joinWorkshop("Newcomer", { address, local: false });
+    expect(newcomer.buyer).not.toBe(people[1]!.buyer);
+    await prepareSale({ strategy: "token-lua", workMs: 0 }, 5);
+    expect((await buy("x", { cookie: `locklab_buyer=${people[1]!.buyer}` })).body).toMatchObject({ code: "join_first", reason: "unknown_cookie" });
+    expect(await getStock()).toBe(5);
+    for (const person of [people[0]!, people[2]!, newcomer]) await removePerson(person.buyer);
+  });
+
+  it("the room's settings refuse what is not a setting, and rename only a person who joined", async () => {
+    for (const body of [{ peoplePerAddress: 0 }, { peoplePerAddress: 1.5 }, { peoplePerAddress: "3" }, { peoplePerAddress: 3, extra: true }, {}]) {
+      const answer = await adminFetch(admin, "PUT", "/api/admin/room", body);
+      expect(answer.status, JSON.stringify(body)).toBe(422);
+      expect(answer.json.code).toBe("invalid_fields");
+    }
+    expect((await adminFetch(null, "PUT", "/api/admin/room", { peoplePerAddress: 5 })).status).toBe(401);
+    expect((await adminFetch(admin, "PATCH", "/api/admin/room/people/not-a-person", { name: "X" })).status).toBe(404);
+    const person = await joinWorkshop("Rude Name", { address: newAddress(), local: false });
+    expect((await adminFetch(admin, "PATCH", `/api/admin/room/people/${person.buyer}`, { name: "<b>" })).status).toBe(422);
+    expect((await adminFetch(admin, "PATCH", `/api/admin/room/people/${person.buyer}`, { name: "Polite" })).status).toBe(200);
+    expect(await getBuyerName(person.buyer)).toBe("Polite");
+    await removePerson(person.buyer);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countUnits, verdictOf } from "@/lib/sale/accounting";
+import { countUnits, splitByStrategy, unitCountsOf, verdictOf, type StrategyUnitCount } from "@/lib/sale/accounting";
 
 /** Orders per unit from a list of the units each order carries. */
 const sold = (...units: number[]) => {
@@ -76,5 +76,39 @@ describe("countUnits on a sale read while it moves (stock, then orders, then sto
     const counted = countUnits({ initialStock: 5, unitCounts: sold(5, 4), remaining: 2, stockBefore: 2, pendingUnits: [] });
     expect(counted).toMatchObject({ lostUnits: 1 });
     expect(verdictOf(counted)).toBe("FAIL");
+  });
+});
+
+describe("splitByStrategy: a sale whose strategy was switched without a new sale", () => {
+  // [strategy, unit, orders, first order id]
+  const counts: StrategyUnitCount[] = [
+    ["none", 20, 3, 1], ["none", 19, 1, 2], ["none", 18, 2, 4],
+    ["token-lua", 18, 1, 9], ["token-lua", 17, 1, 10], ["token-lua", 16, 1, 11],
+  ];
+
+  it("counts each strategy's own double sales apart, in the order each sold first", () => {
+    const split = splitByStrategy(20, counts);
+    expect(split.strategies).toEqual([
+      { strategy: "none", orders: 6, distinctUnits: 3, doubleSold: 3 },
+      { strategy: "token-lua", orders: 3, distinctUnits: 3, doubleSold: 0 },
+    ]);
+    // Unit 18 sold under none, then again under token-lua: neither strategy's alone.
+    expect(split.soldUnderSeveral).toBe(1);
+  });
+
+  it("adds up to the sale's own sold twice", () => {
+    const split = splitByStrategy(20, counts);
+    const sale = countUnits({ initialStock: 20, unitCounts: unitCountsOf(counts), remaining: 15, pendingUnits: [] });
+    expect(split.strategies.reduce((sum, share) => sum + share.doubleSold, 0) + split.soldUnderSeveral).toBe(sale.doubleSold);
+    expect(sale.doubleSold).toBe(4);
+  });
+
+  it("a sale under one strategy is one share, and orders outside 1..initial are that strategy's double sales", () => {
+    const split = splitByStrategy(2, [["setnx", 2, 1, 5], ["setnx", 3, 1, 6], ["setnx", 1, 1, 7]]);
+    expect(split).toEqual({ strategies: [{ strategy: "setnx", orders: 3, distinctUnits: 2, doubleSold: 1 }], soldUnderSeveral: 0 });
+  });
+
+  it("a sale with no orders has no share", () => {
+    expect(splitByStrategy(5, [])).toEqual({ strategies: [], soldUnderSeveral: 0 });
   });
 });

@@ -8,9 +8,11 @@ import {
   DIAGRAM,
   anomalyRows,
   anomalyWindow,
+  defaultWindow,
   diagramHeight,
   faultBands,
   placeFaultLabels,
+  placeLaneLabels,
   laneTop,
   layOut,
   niceTicks,
@@ -18,6 +20,7 @@ import {
   placeNodeRows,
   scale,
   scrollTopFor,
+  textUnits,
   zoomWindow,
   type PlacedVote,
 } from "@/lib/timeline/layout";
@@ -70,7 +73,7 @@ describe("the timeline's layout", () => {
     // app-2 paused starts 50 px later, under the first label: a row up. Node 4, far right, back on row 0.
     expect(labels.slice(1).map((label) => [label.text, label.row])).toEqual([["app-2 paused", 1], ["Redis node 4 stopped", 0]]);
     // No two labels on one row overlap.
-    for (const a of labels) for (const b of labels) if (a !== b && a.row === b.row && a.x < b.x) expect(a.x + a.text.length * 6.6).toBeLessThanOrEqual(b.x);
+    for (const a of labels) for (const b of labels) if (a !== b && a.row === b.row && a.x < b.x) expect(a.x + textUnits(a.text)).toBeLessThanOrEqual(b.x);
   });
 
   it("leaves a label out past the last row rather than print it over another", () => {
@@ -79,10 +82,23 @@ describe("the timeline's layout", () => {
     expect(labels.map((label) => label.row)).toEqual([0, 1, 2, 3]);
   });
 
+  it("keeps a lane's labels apart, and pulls the last ones back inside the plot's right edge", () => {
+    const right = DIAGRAM.width - DIAGRAM.right;
+    const [read, wrote] = placeLaneLabels([{ x: right - 30, text: "read 5" }, { x: right - 25, text: "wrote 4", bold: true }], right, DIAGRAM.left);
+    expect(read! + textUnits("read 5")).toBeLessThan(wrote!);
+    expect(wrote! + textUnits("wrote 4", DIAGRAM.fontSize, true)).toBeLessThanOrEqual(right);
+    // A label whose event is left of the window stays by its event (clipped), not moved onto the plot.
+    expect(placeLaneLabels([{ x: 100, text: "read 5" }], right, DIAGRAM.left)).toEqual([102]);
+  });
+
   it("scales linearly and picks round ticks", () => {
     expect(scale(0, 10, 100, 200)(5)).toBe(150);
     expect(niceTicks(0, 1000, 5)).toEqual([0, 200, 400, 600, 800, 1000]);
     expect(niceTicks(3, 17, 7)).toEqual([4, 6, 8, 10, 12, 14, 16]);
+  });
+
+  it("ticks no finer than a microsecond: a one-event timeline's axis has two labels, not five on top of each other", () => {
+    expect(niceTicks(0, 0.001, 8, 0.001)).toEqual([0, 0.001]);
   });
 
   it("zooms around a point without leaving the recorded span", () => {
@@ -217,5 +233,85 @@ describe("focusing an anomaly", () => {
     // Too far apart to show both: the first lane at the top, the second found by its highlight.
     expect(scrollTopFor({ top: 800, bottom: 1500 }, box)).toBe(792);
     expect(scrollTopFor({ top: 1900, bottom: 1950 }, box)).toBe(1700);
+  });
+
+  it("scrolls the page, not a box: leaves it be when the lanes show, else puts them under the sticky key", () => {
+    // A 720 px window on a 5000 px page; the diagram's key (60 px, sticky) starts at 400 px.
+    const page = { height: 720, contentHeight: 5000, inset: 60, anchor: 400 };
+    // Already on screen below the key: the reader's place is kept.
+    expect(scrollTopFor({ top: 1200, bottom: 1300 }, { ...page, scrollTop: 1000 })).toBe(1000);
+    // Hidden under the stuck key: brought down just below it.
+    expect(scrollTopFor({ top: 2020, bottom: 2100 }, { ...page, scrollTop: 2000 })).toBe(2020 - 8 - 60);
+    // Lanes near the diagram's top, the reader further down: back to the key and time axis, lanes below them.
+    expect(scrollTopFor({ top: 500, bottom: 600 }, { ...page, scrollTop: 3000 })).toBe(400);
+    // Far down: the first lane just under the stuck key, not hidden by it.
+    expect(scrollTopFor({ top: 3000, bottom: 3100 }, { ...page, scrollTop: 0 })).toBe(3000 - 8 - 60);
+  });
+});
+
+describe("the window a timeline opens on", () => {
+  const s = 1_000_000;
+  /** One buy: waits, holds the lock 1 ms later, reads, writes 5 ms on, lets go. */
+  const buy = (holder: string, at: number, buyer = holder): TimelineEvent[] => [
+    { atUs: at, kind: "acquire-sent", holder, instance: "app-1", buyer },
+    { atUs: at + 1_000, kind: "acquired", holder },
+    { atUs: at + 2_000, kind: "read", holder, stock: 5 },
+    { atUs: at + 7_000, kind: "write", holder, stock: 4, unit: 5 },
+    { atUs: at + 8_000, kind: "released", holder },
+  ];
+  /** `count` buys spread over [from, from + within] seconds: a class's burst. */
+  const burst = (prefix: string, count: number, from: number, within = 2) =>
+    Array.from({ length: count }, (_, index) => buy(`${prefix}${index}`, Math.round((from + (within * index) / (count - 1 || 1)) * s))).flat();
+  const timeline = (...groups: TimelineEvent[][]) => layOut(groups.flat().sort((a, b) => a.atUs - b.atUs));
+
+  it("is the whole span when every holder is in the class's burst", () => {
+    const layout = timeline(burst("b", 12, 0));
+    expect(defaultWindow(layout)).toEqual({ from: layout.start, to: layout.end });
+  });
+
+  it("keeps the burst and names the one buyer who came 40 s later, so the burst is not squeezed into a sliver", () => {
+    const layout = timeline(burst("b", 12, 0), buy("late", 40.2 * s, "latecomer"));
+    const window = defaultWindow(layout);
+    expect(window.from).toBe(layout.start);
+    // Every buy of the burst shows whole, with a little room, and the burst fills most of the width.
+    expect(window.to).toBeGreaterThanOrEqual(2 * s + 8_000);
+    expect(window.to).toBeLessThan(2.2 * s);
+    expect(window.later).toEqual({ holders: ["late"], buyers: 1, from: 40.2 * s, to: 40.2 * s + 8_000 });
+    expect(window.earlier).toBeUndefined();
+  });
+
+  it("keeps the burst when one buyer came long before it", () => {
+    const layout = timeline(buy("early", 0, "eager"), burst("b", 12, 30));
+    const window = defaultWindow(layout);
+    expect(window.earlier).toMatchObject({ holders: ["early"], buyers: 1, from: 0 });
+    expect(window.from).toBeGreaterThan(29.8 * s);
+    expect(window.from).toBeLessThanOrEqual(30 * s);
+    expect(window.to).toBe(layout.end);
+    expect(window.later).toBeUndefined();
+  });
+
+  it("counts a latecomer who tried three times as one buyer, and a trickle of them from the first to the last", () => {
+    const layout = timeline(burst("b", 20, 0), buy("l1", 10 * s, "ana"), buy("l2", 10.3 * s, "ana"), buy("l3", 10.6 * s, "ana"), buy("l4", 25 * s, "bo"));
+    expect(defaultWindow(layout).later).toEqual({ holders: ["l1", "l2", "l3", "l4"], buyers: 2, from: 10 * s, to: 25 * s + 8_000 });
+  });
+
+  it("shows everything when two groups are of like size: neither is an outlier", () => {
+    const layout = timeline(burst("a", 6, 0), burst("b", 5, 40));
+    expect(defaultWindow(layout)).toEqual({ from: layout.start, to: layout.end });
+  });
+
+  it("shows everything when the gap is short beside the burst: leaving it out would not widen the burst much", () => {
+    const layout = timeline(burst("b", 12, 0), buy("late", 3.5 * s));
+    expect(defaultWindow(layout)).toEqual({ from: layout.start, to: layout.end });
+  });
+
+  it("is the event's own span for a single event", () => {
+    const layout = layOut([{ atUs: 5 * s, kind: "acquire-sent", holder: "a", instance: "app-1" }]);
+    expect(defaultWindow(layout)).toEqual({ from: 5 * s, to: 5 * s + 1 });
+  });
+
+  it("keeps every holder of a long run one at a time, evenly spaced: no gap sets any apart", () => {
+    const layout = timeline(...Array.from({ length: 5_000 }, (_, index) => buy(`h${index}`, index * 10_000)));
+    expect(defaultWindow(layout)).toEqual({ from: layout.start, to: layout.end });
   });
 });

@@ -21,6 +21,27 @@ const byOrder = (order: (name: string) => number) => (a: { name: string }, b: { 
 
 const key = (client: string, server: string) => `${client} ${server}`;
 
+/** A server's service and its number in it: "redis-cluster-3" → ["redis-cluster", "3"]; "pgbouncer" → ["pgbouncer", ""]. */
+function serviceOf(name: string): [service: string, member: string] {
+  const match = /^(.*)-(\d+)$/.exec(name);
+  return match ? [match[1]!, match[2]!] : [name, ""];
+}
+
+/** How a service's columns are headed: its servers' own prefix, but the product's name for Redis in cluster mode. */
+const SERVICE_LABEL: Readonly<Record<string, string>> = { "redis-cluster": "Redis Cluster" };
+
+/** The servers, in order, grouped under their service: one heading spans a service's columns. */
+function groupByService(servers: readonly { readonly name: string }[]): { service: string; count: number }[] {
+  const groups: { service: string; count: number }[] = [];
+  for (const server of servers) {
+    const [service] = serviceOf(server.name);
+    const last = groups[groups.length - 1];
+    if (last?.service === service) last.count += 1;
+    else groups.push({ service, count: 1 });
+  }
+  return groups;
+}
+
 /**
  * The network's links as a grid, clients down, servers across: each cell a link, clicked through
  * linked → cut both ways → one way → the other way. "Apply" sends the grid as one grudge (Jepsen's
@@ -79,10 +100,22 @@ export function LinkGrid({ network, onDone }: { network: ActiveFaults["network"]
       <h3>{t("title")}</h3>
       <div className="link-grid-scroll">
         <table>
+          {/* Servers across, grouped by service (a heading per service, the member's number per column), so
+              every server fits a projector's width; each cell's label still names both ends in full. */}
           <thead>
             <tr>
-              <th scope="col">{t("corner")}</th>
-              {servers.map((server) => <th key={server.name} scope="col" title={t("ports", { ports: server.ports.join(", ") })}>{server.name}</th>)}
+              <th scope="col" rowSpan={2} className="corner">{t("corner")}</th>
+              {groupByService(servers).map((group) => (
+                <th key={group.service} scope="colgroup" colSpan={group.count} className="service">{SERVICE_LABEL[group.service] ?? group.service}</th>
+              ))}
+            </tr>
+            <tr>
+              {servers.map((server) => (
+                <th key={server.name} scope="col" className="member" title={`${server.name} · ${t("ports", { ports: server.ports.join(", ") })}`}
+                  aria-label={server.name}>
+                  {serviceOf(server.name)[1] || "·"}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>

@@ -52,8 +52,11 @@ export default async function AdminPage() {
             </div>
           </div>
           <FaultsPanel initial={faults} />
-          <LiveSaleCard />
-          <ControlForm strategies={strategies} initialConfig={config} />
+          {/* The first screen is the job: the sale's figures and verdict beside the strategy, its knobs and the run's start. */}
+          <div className="dashboard-top">
+            <LiveSaleCard />
+            <ControlForm strategies={strategies} initialConfig={config} />
+          </div>
           <LiveRunProgress />
           <RunsSection />
         </div>

@@ -60,9 +60,36 @@ export function storeUrls(host: string, port: number, interfaces = os.networkInt
   return [...lan, `http://127.0.0.1:${port}`];
 }
 
-/** The template's values for nginx's directory `dir` (pidfile, temp dirs), the stack's ports and what it exposes. */
-export function nginxVars(cfg: Pick<StackConfig, "apps" | "publicPort"> & Exposure, dir: string): Record<string, string> {
+/**
+ * How many people the room expects behind one address (ROOM_PEOPLE_PER_ADDRESS, the app's own
+ * default for the projector's setting): 1 where each phone has its own, more behind a NAT.
+ */
+export function peoplePerAddressFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const value = Number(env.ROOM_PEOPLE_PER_ADDRESS ?? "1");
+  if (!Number.isInteger(value) || value < 1 || value > 1000) throw new StackError(`ROOM_PEOPLE_PER_ADDRESS: "${env.ROOM_PEOPLE_PER_ADDRESS}" must be a whole number from 1 to 1000`);
+  return value;
+}
+
+/**
+ * The per-address ceilings, sized for `people` behind one address: each person has limits of their
+ * own (keyed by their workshop cookie), and an address as a whole may use `people` persons' worth.
+ */
+export function roomCeilings(people: number): Record<string, string> {
   return {
+    ROOM_BUY_RATE: `${10 * people}r/s`,
+    ROOM_BUY_BURST: String(20 * people),
+    ROOM_LIVE_RATE: `${2 * people}r/s`,
+    ROOM_LIVE_BURST: String(10 * people),
+    ROOM_LIVE_CONNS: String(4 * people),
+    ROOM_JOIN_RATE: `${10 * people}r/m`,
+    ROOM_JOIN_BURST: String(5 * people),
+  };
+}
+
+/** The template's values for nginx's directory `dir` (pidfile, temp dirs), the stack's ports and what it exposes. */
+export function nginxVars(cfg: Pick<StackConfig, "apps" | "publicPort"> & Exposure, dir: string, peoplePerAddress = peoplePerAddressFromEnv()): Record<string, string> {
+  return {
+    ...roomCeilings(peoplePerAddress),
     NGINX_PID: path.join(dir, "nginx.pid"),
     NGINX_ERROR_LOG: path.join(LOG_DIR, "nginx-error.log"),
     NGINX_ACCESS_LOG: `${path.join(LOG_DIR, "nginx-access.log")} locklab buffer=64k flush=1s`,
@@ -75,11 +102,11 @@ export function nginxVars(cfg: Pick<StackConfig, "apps" | "publicPort"> & Exposu
   };
 }
 
-function renderNginx(cfg: StackConfig & Exposure): { dir: string; file: string } {
+function renderNginx(cfg: StackConfig & Exposure & { peoplePerAddress: number }): { dir: string; file: string } {
   const dir = mkdirp(path.join(STACK_DIR, "nginx"));
   const temp = mkdirp(path.join(dir, "temp"));
   for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]) mkdirp(path.join(temp, sub));
-  const conf = renderTemplate(fs.readFileSync(NGINX_TEMPLATE, "utf8"), nginxVars(cfg, dir));
+  const conf = renderTemplate(fs.readFileSync(NGINX_TEMPLATE, "utf8"), nginxVars(cfg, dir, cfg.peoplePerAddress));
   const file = path.join(dir, "nginx.conf");
   fs.writeFileSync(file, conf);
   return { dir, file };
@@ -93,7 +120,8 @@ export const NGINX_STALE: StaleRule = {
 
 export const nginx: ServiceFactory = (ctx): Service => {
   // What nginx exposes can change while the stack runs (the control API's /nginx/expose/…).
-  const cfg: StackConfig & { publicHost: string; adminFromLan: boolean } = { ...ctx.cfg };
+  // So can the people one address may hold (the projector's setting, through /nginx/room/…).
+  const cfg: StackConfig & { publicHost: string; adminFromLan: boolean; peoplePerAddress: number } = { ...ctx.cfg, peoplePerAddress: peoplePerAddressFromEnv() };
   let handle: ChildHandle | null = null;
 
   const exposure = () => {
@@ -155,7 +183,7 @@ export const nginx: ServiceFactory = (ctx): Service => {
       if (handle) removePidFile("nginx");
     },
 
-    status: async () => ({ up: await portAnswers("127.0.0.1", cfg.publicPort, 300), url: ctx.env.PUBLIC_URL, ...exposure() }),
+    status: async () => ({ up: await portAnswers("127.0.0.1", cfg.publicPort, 300), url: ctx.env.PUBLIC_URL, ...exposure(), peoplePerAddress: cfg.peoplePerAddress }),
 
     routes: [
       {
@@ -172,6 +200,30 @@ export const nginx: ServiceFactory = (ctx): Service => {
             await this_.start();
           }
           return exposure();
+        },
+      },
+      {
+        // The room's people per address changed (the projector): the per-address ceilings follow,
+        // by a reload (nginx keeps its connections, the phones' live streams among them).
+        method: "POST",
+        path: /^\/nginx\/room\/(\d{1,4})$/,
+        async handle([people]) {
+          const count = Number(people);
+          if (!(count >= 1 && count <= 1000)) throw new HttpError(400, "bad_people", "people per address: a whole number from 1 to 1000");
+          if (!handle || handle.exitInfo || handle.pid === undefined) throw new HttpError(409, "nginx_down", "nginx is not running");
+          if (count !== cfg.peoplePerAddress) {
+            const previous = cfg.peoplePerAddress;
+            cfg.peoplePerAddress = count;
+            const { dir, file } = renderNginx(cfg);
+            const test = spawnSync(findNginx(), ["-t", "-p", `${dir}/`, "-c", file, "-e", path.join(LOG_DIR, "nginx-error.log")], { encoding: "utf8" });
+            if (test.status !== 0) {
+              cfg.peoplePerAddress = previous;
+              renderNginx(cfg);
+              throw new HttpError(500, "nginx_rejected", `nginx rejected the new limits: ${(test.stderr || String(test.error)).trim()}`);
+            }
+            process.kill(handle.pid, "SIGHUP");
+          }
+          return { peoplePerAddress: cfg.peoplePerAddress };
         },
       },
     ],

@@ -1,7 +1,7 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useState, type ReactNode } from "react";
+import { useId, useState, type ReactNode } from "react";
 import type { LockConfig } from "@/lib/validations/config";
 
 /** The API's 400 answer, per field: { lockTtlMs: ["must be at least 1"] }. */
@@ -51,16 +51,19 @@ export function RunFields({ initialStock, errors }: { initialStock: number; erro
   const t = useTranslations("fields");
   const [bound, setBound] = useState<"requests" | "duration">("requests");
   const [model, setModel] = useState<"closed" | "open">("closed");
+  const modelHintId = useId();
   return (
     <>
       <Field label={t("initialStock")} errors={errors.initialStock}>
         <input name="initialStock" type="number" min={0} defaultValue={initialStock} />
       </Field>
       <Field label={t("loadModel")} errors={errors.model}>
-        <select name="model" value={model} onChange={(e) => setModel(e.target.value as typeof model)}>
-          <option value="closed">{t("modelClosed")}</option>
-          <option value="open">{t("modelOpen")}</option>
+        {/* Short options, so the menu is never cut off in its column; the chosen model is said in full under it. */}
+        <select name="model" value={model} onChange={(e) => setModel(e.target.value as typeof model)} aria-describedby={modelHintId}>
+          <option value="closed">{t("modelClosedShort")}</option>
+          <option value="open">{t("modelOpenShort")}</option>
         </select>
+        <span className="hint-line" id={modelHintId}>{model === "open" ? t("modelOpen") : t("modelClosed")}</span>
       </Field>
       {model === "open" && (
         <Field label={t("rate")} errors={errors.rate}>

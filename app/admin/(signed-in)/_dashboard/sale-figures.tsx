@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import type { RunRecord } from "@/lib/runs/runs";
 import type { SaleStats } from "@/lib/sale/sale";
 import { NONE, signed } from "../runs-table";
+import { StrategyBadges, StrategySplitNote, strategiesOf } from "../sale-strategy";
 
 /**
  * The dashboard's figures, presentational only: the current sale's accounting card and a run's
@@ -15,8 +16,13 @@ export function SaleCard({ sale, stale }: { sale: SaleStats; stale?: { readonly 
   const f = useTranslations("figures");
   const meaning = useTranslations("meaning");
   return (
-    <section className="card" aria-label={t("label")}>
-      <h2>{t("title", { id: String(sale.id) })} <span className="strategy-badge">{sale.strategy}</span></h2>
+    <section className="card sale-card" aria-label={t("label")}>
+      <div className="sale-head">
+        <h2>{t("title", { id: String(sale.id) })} <StrategyBadges names={strategiesOf(sale)} /></h2>
+        {/* The verdict is the card's headline: the figures below say why. */}
+        <span className={`verdict big ${sale.verdict}`} title={meaning("verdict")} data-testid="sale-verdict">{sale.verdict}</span>
+      </div>
+      <StrategySplitNote facts={sale} />
       <div className={stale ? "stats stale" : "stats"} data-testid="sale-stats">
         <Stat label={f("initialStock")} value={sale.initialStock} />
         <Stat label={f("unitsSold")} value={sale.orders} />
@@ -29,13 +35,6 @@ export function SaleCard({ sale, stale }: { sale: SaleStats; stale?: { readonly 
         <Stat label={f("stockLeft")} value={sale.remaining} />
         <Stat label={f("oversell")} value={signed(sale.oversell)} bad={sale.oversell > 0} hint={meaning("oversell")} testId="sale-oversell" />
         <Stat label={f("peakHolders")} value={sale.peakHolders} bad={sale.peakHolders > 1} hint={meaning("peakHolders")} />
-        <Stat
-          label={f("verdict")}
-          value={<span className={`verdict ${sale.verdict}`}>{sale.verdict}</span>}
-          bad={sale.verdict !== "PASS"}
-          hint={meaning("verdict")}
-          testId="sale-verdict"
-        />
       </div>
       {stale && (
         <p className="bad-text" role="status" data-testid="sale-stale">
@@ -102,7 +101,9 @@ export function RunProgressPanel({ run, onCancel, cancelling = false }: RunProgr
     <section className="card" aria-label={t("label")} data-testid="run-progress">
       <h2>
         {t("title", { id: String(run.id), strategy: run.strategy, status: done ? run.status : "running" })}{" "}
-        {run.verdict && <span className={`verdict ${run.verdict}`}>{run.verdict}</span>}
+        {/* No verdict until the run is counted: "running", never a PASS for a run that has sold nothing yet. */}
+        {done && run.verdict ? <span className={`verdict ${run.verdict}`} data-testid="run-progress-verdict">{run.verdict}</span>
+          : !done && <span className="verdict RUNNING" data-testid="run-progress-verdict">{t("runningBadge")}</span>}
       </h2>
       <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent}>
         <div className="bar" style={{ width: `${percent}%` }} />

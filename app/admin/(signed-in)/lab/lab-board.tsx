@@ -111,17 +111,20 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
             </div>
             <p><strong>{t("tried")}</strong> {scenario.tried}</p>
             <p><strong>{t("predict")}</strong> {scenario.predict}</p>
+            {/* The outcome first and wide enough to read in three lines; the load's side figures share the answers' cell. */}
+            <div className="table-scroll">
             <table className="cases">
               <thead>
                 <tr>
-                  <th>{t("case")}</th><th>{t("expected")}</th><th>{t("outcome")}</th><th>{t("orders")}</th>
+                  <th>{t("case")}</th><th className="outcome">{t("outcome")}</th>
+                  <th title={meaning("verdict")}>{t("safety")}</th>
                   <th title={meaning("doubleSold")}>{t("soldTwice")}</th>
                   <th title={meaning("lostUnits")}>{t("lost")}</th>
                   <th title={meaning("phantomUnits")}>{t("phantom")}</th>
                   <th title={meaning("oversell")}>{t("oversell")}</th>
                   <th title={meaning("peakHolders")}>{t("peakHolders")}</th>
-                  <th title={meaning("verdict")}>{t("safety")}</th>
-                  <th>{t("told")}</th><th>{t("buysPerSecond")}</th><th>{t("pgConnections")}</th><th>{t("timeline")}</th>
+                  <th>{t("orders")}</th>
+                  <th className="told">{t("told")}</th><th>{t("timeline")}</th>
                 </tr>
               </thead>
               <tbody>
@@ -130,9 +133,11 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                   const outcome = entry?.outcome;
                   return (
                     <tr key={labCase.id} data-testid={`case-${scenario.id}-${labCase.id}`}>
-                      <td>{labCase.label}</td>
-                      <td>{labCase.expect === "pitfall" ? t("expectPitfall") : t("expectFix")}</td>
-                      <td data-testid="verdict" className={outcome ? (outcome.pitfallAppeared ? "bad" : "good") : ""}>
+                      <td className="case">
+                        {labCase.label}
+                        <div className="muted small">{labCase.expect === "pitfall" ? t("expectPitfall") : t("expectFix")}</div>
+                      </td>
+                      <td data-testid="verdict" className={`outcome ${outcome ? (outcome.pitfallAppeared ? "bad" : "good") : ""}`}>
                         {outcome ? (
                           <>
                             {outcome.pitfallAppeared ? t("pitfallAppeared") : t("fixHeld")}
@@ -142,16 +147,19 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                           </>
                         ) : entry?.status === "running" ? t("caseRunning") : entry?.status === "error" ? t("caseError", { error: entry.error ?? "" }) : entry ? t("caseWaiting") : NONE}
                       </td>
-                      <td>{outcome?.orders ?? NONE}</td>
+                      <td data-testid="safety">{outcome ? <span className={`verdict ${outcome.safety}`}>{outcome.safety}</span> : NONE}</td>
                       <td className={badIfPositive(outcome?.doubleSold)}>{outcome?.doubleSold ?? NONE}</td>
                       <td className={badIfPositive(outcome?.lostUnits)}>{outcome?.lostUnits ?? NONE}</td>
                       <td className={badIfPositive(outcome?.phantomUnits)}>{outcome?.phantomUnits ?? NONE}</td>
                       <td className={badIfPositive(outcome?.oversell)}>{signed(outcome?.oversell)}</td>
                       <td>{outcome?.peakHolders ?? NONE}</td>
-                      <td data-testid="safety">{outcome ? <span className={`verdict ${outcome.safety}`}>{outcome.safety}</span> : NONE}</td>
-                      <td data-testid="answers">{outcome ? answers(outcome, t) : NONE}</td>
-                      <td>{outcome?.purchasesPerSecond ?? NONE}</td>
-                      <td>{outcome?.maxPgConnections ?? NONE}</td>
+                      <td>{outcome?.orders ?? NONE}</td>
+                      <td className="told">
+                        <span data-testid="answers">{outcome ? answers(outcome, t) : NONE}</span>
+                        {outcome && (
+                          <div className="muted small">{t("sideFigures", { buys: outcome.purchasesPerSecond ?? 0, connections: outcome.maxPgConnections ?? 0 })}</div>
+                        )}
+                      </td>
                       <td>
                         {entry?.saleId ? (
                           <Link href={`/admin/sales/${entry.saleId}/timeline`} data-testid="timeline-link">
@@ -164,6 +172,7 @@ export function LabBoard({ scenarios, activeLabRunId, lastRuns }: Props) {
                 })}
               </tbody>
             </table>
+            </div>
             {labRun?.error && <p className="notice error">{labRun.error}</p>}
           </article>
         );

@@ -48,5 +48,5 @@ export function LiveTimeline({ saleId, changeKey }: { saleId: number; changeKey:
 
   if (error && !view) return <p className="notice error">{error}</p>;
   if (!view) return <p className="muted">{t("projector.loadingTimeline")}</p>;
-  return <HolderTimeline key={saleId} initial={view} poll={false} />;
+  return <HolderTimeline key={saleId} initial={view} poll={false} stacked />;
 }

@@ -10,6 +10,8 @@ import { WinnerList } from "../../../(store)/winner-list";
 import { dropStateAt, useLiveSnapshot } from "../../../use-live-snapshot";
 import { usePinnedLocale } from "../../../use-pinned-locale";
 import { LiveTimeline } from "./live-timeline";
+import { RoomControls } from "./room-controls";
+import { StrategyBadges, StrategySplitNote, strategiesOf } from "../sale-strategy";
 import { useErrorText } from "../../../use-error-text";
 
 interface StrategyOption {
@@ -29,27 +31,39 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
   usePinnedLocale(props.pinned, snapshot.locale);
   const drop = dropStateAt(snapshot, serverNow);
   const acc = snapshot.accounting;
+  // Before a drop opens, the room needs the way in; once it is open, who got one.
+  const joining = drop.state === "none" || drop.state === "scheduled";
+  const [formShown, setFormShown] = useState<boolean | null>(null);
+  // The drop form folds away while a drop is on (the figures need the screen), unless asked for.
+  const formOpen = formShown ?? drop.state === "none";
+  const headline = drop.state === "none" ? t("noDrop") : drop.state === "scheduled" ? t("opensIn", { seconds: drop.secondsLeft })
+    : drop.state === "open" ? (snapshot.stock > 0 ? t("open") : t("soldOut")) : t("closed");
+  const joinCard = (
+    <section className="card join-card" key="join">
+      <h2>{t("joinTitle")}</h2>
+      {/* The SVG is made on the server from our own URL by the qrcode package. */}
+      {props.qr && <div className="qr" role="img" aria-label={t("qrLabel", { url: props.exposure.storeUrls[0] ?? "" })} dangerouslySetInnerHTML={{ __html: props.qr }} />}
+      <ul className="join-urls" data-testid="join-urls">
+        {props.exposure.storeUrls.map((url) => <li key={url}><code>{url}</code></li>)}
+      </ul>
+      <p className="muted">
+        {props.exposure.lan ? (props.exposure.adminFromLan ? t("lanAdminToo") : t("lanAdminLocal")) : t("localOnly")}
+      </p>
+      <RoomControls joined={snapshot.joined} />
+    </section>
+  );
+  const winnersCard = (
+    <section className="card winners-card" key="winners">
+      {snapshot.winners ? <WinnerList winners={snapshot.winners} /> : <p className="muted">{t("winnersLater")}</p>}
+    </section>
+  );
   return (
     <div className="projector-grid">
-      <section className="card join-card">
-        <h2>{t("joinTitle")}</h2>
-        {/* The SVG is made on the server from our own URL by the qrcode package. */}
-        {props.qr && <div className="qr" aria-label={t("qrLabel", { url: props.exposure.storeUrls[0] ?? "" })} dangerouslySetInnerHTML={{ __html: props.qr }} />}
-        <ul className="join-urls" data-testid="join-urls">
-          {props.exposure.storeUrls.map((url) => <li key={url}><code>{url}</code></li>)}
-        </ul>
-        <p className="muted">
-          {props.exposure.lan ? (props.exposure.adminFromLan ? t("lanAdminToo") : t("lanAdminLocal")) : t("localOnly")}
-        </p>
-        <p className="muted">{t.rich("joined", { count: snapshot.joined, joined: (chunks) => <span data-testid="joined">{chunks}</span> })}</p>
-      </section>
-
-      <section className="card drop-card">
-        <div className={`countdown ${drop.state}`} data-testid="projector-countdown" aria-live="polite">
-          {drop.state === "none" && t("noDrop")}
-          {drop.state === "scheduled" && t("opensIn", { seconds: drop.secondsLeft })}
-          {drop.state === "open" && (snapshot.stock > 0 ? t("open") : t("soldOut"))}
-          {drop.state === "closed" && t("closed")}
+      {/* The room reads this from the back: the drop's state and its verdict, then the stock and what went wrong. */}
+      <section className="card drop-card" aria-label={t("accounting")}>
+        <div className="drop-headline">
+          <div className={`countdown ${drop.state}${drop.state === "open" && snapshot.stock <= 0 ? " sold-out" : ""}${acc.verdict === "PASS" ? "" : " judged-bad"}`} data-testid="projector-countdown" aria-live="polite">{headline}</div>
+          <span className={`verdict huge ${acc.verdict}`} data-testid="acc-verdict">{acc.verdict}</span>
         </div>
         {/* The projector's stock, holders and strategy come with its accounting: when those cannot be
             built, every figure here is as old as the accounting's, and says so. */}
@@ -60,9 +74,15 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
         )}
         <div className={stale ? "big-figures stale" : "big-figures"} data-testid="projector-figures">
           <div><span className="figure" data-testid="projector-stock">{snapshot.stock}</span><span className="caption">{t("leftOf", { initial: snapshot.initialStock })}</span></div>
+          <div className={acc.doubleSold ? "bad" : undefined}>
+            <span className="figure" data-testid="projector-double-sold">{acc.doubleSold}</span><span className="caption">{t("soldTwice")}</span>
+          </div>
           <div><span className="figure" data-testid="projector-holders">{snapshot.holdersNow}</span><span className="caption">{t("inCriticalSection")}</span></div>
         </div>
-        <p className={stale ? "muted stale" : "muted"} data-testid="projector-strategy-line">
+        {acc.liveness === "stuck" && (
+          <p className="bad-text big-text" data-testid="acc-stuck">{t("stuck", { seconds: Math.round((acc.stuckForMs ?? 0) / 1000) })}</p>
+        )}
+        <p className={stale ? "strategy-line stale" : "strategy-line"} data-testid="projector-strategy-line">
           {t.rich("strategyLine", {
             strategy: snapshot.strategy,
             workMs: snapshot.workMs,
@@ -71,17 +91,28 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
           {snapshot.onePerBuyer && t("onePerBuyer")}
           {!connected && ` · ${tc("reconnecting")}`}
         </p>
-        <DropForm strategies={props.strategies} current={snapshot.strategy} workMs={snapshot.workMs} pinned={snapshot.locale}
-          canClose={drop.state === "open" || drop.state === "scheduled"} />
+        {/* The next drop's form, here where the instructor looks; folded while a drop is on. */}
+        <div className="drop-form-bar">
+          <button type="button" aria-expanded={formOpen} onClick={() => setFormShown(!formOpen)} data-testid="drop-form-toggle">
+            {formOpen ? t("hideDropForm") : t("showDropForm")}
+          </button>
+        </div>
+        {formOpen && (
+          <DropForm strategies={props.strategies} current={snapshot.strategy} workMs={snapshot.workMs} pinned={snapshot.locale}
+            canClose={drop.state === "open" || drop.state === "scheduled"} onStarted={() => setFormShown(null)} />
+        )}
       </section>
 
+      {joining ? joinCard : winnersCard}
+
       <section className="card accounting-card" aria-label={t("accounting")}>
-        <h2>{t("accountingTitle")} <span className={`verdict ${acc.verdict}`} data-testid="acc-verdict">{acc.verdict}</span></h2>
+        <h2>{t("accountingTitle")} <StrategyBadges names={strategiesOf(acc)} testId="acc-strategy" /></h2>
         {stale && (
           <p className="bad-text" role="status" data-testid="acc-stale">
             {t("figuresStale", { time: format.dateTime(new Date(snapshot.serverNow), { timeStyle: "medium" }) })}
           </p>
         )}
+        <StrategySplitNote facts={{ ...acc, strategyNow: snapshot.strategy }} />
         <dl className={stale ? "accounting stale" : "accounting"}>
           <dt>{t("unitsSold")}</dt><dd data-testid="acc-orders">{acc.orders}</dd>
           <dt>{t("soldTwice")}</dt><dd data-testid="acc-double-sold" className={acc.doubleSold ? "bad" : undefined}>{acc.doubleSold}</dd>
@@ -90,16 +121,11 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
           <dt>{t("peakHolders")}</dt><dd>{acc.peakHolders}</dd>
           {snapshot.onePerBuyer && (<><dt>{t("twoOrders")}</dt><dd data-testid="acc-two-orders" className={acc.buyersWithTwoOrders ? "bad" : undefined}>{acc.buyersWithTwoOrders}</dd></>)}
         </dl>
-        {acc.liveness === "stuck" && (
-          <p className="bad-text" data-testid="acc-stuck">{t("stuck", { seconds: Math.round((acc.stuckForMs ?? 0) / 1000) })}</p>
-        )}
         <p className="muted">{t("countedHow")}</p>
         <Link href={`/admin/sales/${snapshot.saleId}/timeline`} className="button-link" data-testid="timeline-link">{t("timelineLink", { saleId: String(snapshot.saleId) })}</Link>
       </section>
 
-      <section className="card winners-card">
-        {snapshot.winners ? <WinnerList winners={snapshot.winners} /> : <p className="muted">{t("winnersLater")}</p>}
-      </section>
+      {joining ? winnersCard : joinCard}
 
       <section className="card timeline-card" aria-label={tc("holderTimeline")}>
         <h2>{tc("holderTimeline")}</h2>
@@ -109,7 +135,7 @@ export function ProjectorView(props: { initial: AdminLiveSnapshot; exposure: Exp
   );
 }
 
-function DropForm(props: { strategies: readonly StrategyOption[]; current: string; workMs: number; pinned?: Locale; canClose: boolean }) {
+function DropForm(props: { strategies: readonly StrategyOption[]; current: string; workMs: number; pinned?: Locale; canClose: boolean; onStarted: () => void }) {
   const t = useTranslations("dropForm");
   const errorText = useErrorText();
   const tc = useTranslations("common");
@@ -117,7 +143,7 @@ function DropForm(props: { strategies: readonly StrategyOption[]; current: strin
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
 
-  async function send(method: "POST" | "DELETE", body?: unknown) {
+  async function send(method: "POST" | "DELETE", body?: unknown): Promise<boolean> {
     setPending(true);
     setError(null);
     try {
@@ -131,8 +157,10 @@ function DropForm(props: { strategies: readonly StrategyOption[]; current: strin
         const fields = answer.fieldErrors ? ` (${Object.entries(answer.fieldErrors).map(([k, v]) => `${k}: ${(v as string[]).join(", ")}`).join("; ")})` : "";
         setError(`${errorText(answer, tc("serverAnswered", { status: response.status }))}${fields}`);
       }
+      return response.ok;
     } catch {
       setError(tc("serverUnreachable"));
+      return false;
     } finally {
       setPending(false);
     }
@@ -149,7 +177,7 @@ function DropForm(props: { strategies: readonly StrategyOption[]; current: strin
       workMs: Number(form.get("workMs")),
       onePerBuyer: form.get("onePerBuyer") === "on",
       ...(roomLocale ? { locale: roomLocale } : {}),
-    });
+    }).then((started) => started && props.onStarted());
   }
 
   return (

@@ -2,7 +2,7 @@
 
 import { useFormatter, useTranslations } from "next-intl";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { DIAGRAM, anomalyRows, anomalyWindow, layOut, scrollTopFor, zoomWindow } from "@/lib/timeline/layout";
+import { DIAGRAM, anomalyRows, anomalyWindow, defaultWindow, layOut, scrollTopFor, zoomWindow, type Outliers } from "@/lib/timeline/layout";
 import type { TimelineView } from "@/lib/timeline/view";
 import { anomalyText, nameOfHolder } from "./anomaly-text";
 import { downloadPng, downloadSvg } from "./export";
@@ -13,7 +13,13 @@ import { TimelineSvg } from "./timeline-svg";
 const POLL_MS = 1000;
 
 /** The holder timeline with its controls: jump, zoom, pan, replay, table view and export. */
-export function HolderTimeline({ initial, poll = true }: { initial: TimelineView; /** Off: the caller passes each new view (the projector refetches on its server events). */ poll?: boolean }) {
+export function HolderTimeline({ initial, poll = true, stacked = false }: {
+  initial: TimelineView;
+  /** Off: the caller passes each new view (the projector refetches on its server events). */
+  poll?: boolean;
+  /** The anomalies below the diagram, not beside it: the projector's card gives the diagram its whole width, for text a room can read. */
+  stacked?: boolean;
+}) {
   const t = useTranslations("timeline");
   const tc = useTranslations("common");
   const say = useTranslations("anomalies");
@@ -28,8 +34,11 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
   }
   const layout = useMemo(() => layOut(view.events), [view.events]);
   const bounds = { start: layout.start, end: layout.end };
-  const [span, setSpan] = useState<{ from: number; to: number } | undefined>();
-  const shown = span ?? { from: layout.start, to: layout.end };
+  // Opens on most holders' activity: a late buyer does not squeeze a class's burst into a sliver.
+  const opening = useMemo(() => defaultWindow(layout), [layout]);
+  // Unset: the opening window, following a live timeline as it fills in; "all": every event, likewise.
+  const [span, setSpan] = useState<{ from: number; to: number } | "all" | undefined>();
+  const shown = span === "all" ? { from: layout.start, to: layout.end } : (span ?? opening);
   const times = useMemo(() => view.events.map((event) => event.atUs), [view.events]);
   const [cursorIndex, setCursorIndex] = useState<number | undefined>();
   const cursor = cursorIndex === undefined ? Infinity : (times[cursorIndex] ?? Infinity);
@@ -38,7 +47,8 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
   const [focusRequest, setFocusRequest] = useState(0);
   const [table, setTable] = useState(false);
   const svgRef = useRef<SVGSVGElement>(null);
-  const scroller = useRef<HTMLDivElement>(null);
+  const diagram = useRef<HTMLDivElement>(null);
+  const key = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLOListElement>(null);
 
   // During a lab case or a run the diagram fills in live.
@@ -66,23 +76,29 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
     setFocusRequest((request) => request + 1);
   }
 
-  // Once the diagram is drawn for the focused anomaly, scroll its lanes into view: the first at the
-  // top and the others below it when they fit (the SVG is scaled to its box, so units become px
-  // here). Only a new jump scrolls: live updates of the layout must not pull the view back.
+  // Once the diagram is drawn for the focused anomaly, scroll the page to its lanes: the first
+  // under the sticky key and the others below it when they fit, or the diagram's head when all of
+  // them fit below it (the SVG is scaled to its box, so units become px here). Only a new jump
+  // scrolls: live updates of the layout must not pull the view back.
   useEffect(() => {
     if (focusRequest === 0) return;
-    const box = scroller.current;
+    const block = diagram.current;
     const svg = svgRef.current;
     const rows = focusedAnomaly && anomalyRows(focusedAnomaly, layout);
-    if (!box || !svg || !rows) return;
+    if (!block || !svg || !rows) return;
     const drawn = svg.getBoundingClientRect();
     const px = drawn.width / DIAGRAM.width;
-    const offset = drawn.top - box.getBoundingClientRect().top + box.scrollTop;
-    const top = scrollTopFor({ top: offset + rows.top * px, bottom: offset + rows.bottom * px }, { height: box.clientHeight, contentHeight: box.scrollHeight });
+    const offset = drawn.top + window.scrollY;
+    const top = scrollTopFor({ top: offset + rows.top * px, bottom: offset + rows.bottom * px }, {
+      height: window.innerHeight,
+      contentHeight: document.documentElement.scrollHeight,
+      scrollTop: window.scrollY,
+      inset: key.current?.offsetHeight ?? 0,
+      anchor: block.getBoundingClientRect().top + window.scrollY,
+    });
     const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    box.scrollIntoView({ block: "nearest" });
     list.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: "nearest" });
-    box.scrollTo({ top, behavior: smooth ? "smooth" : "auto" });
+    window.scrollTo({ top, behavior: smooth ? "smooth" : "auto" });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- scrolls on a jump request only, not whenever the layout moves under the reader
   }, [focusRequest]);
 
@@ -92,13 +108,22 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
     const from = Math.min(Math.max(shown.from + share * width, layout.start), layout.end - width);
     setSpan({ from, to: from + width });
   };
+  /** When, counted from the timeline's start as the axis counts: in seconds when the timeline lasts one or more. */
+  const at = (us: number) => {
+    const ms = (us - layout.start) / 1000;
+    return layout.end - layout.start >= 1_000_000
+      ? t("time", { value: format.number(ms / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 }), unit: "s" })
+      : t("time", { value: format.number(ms, { maximumFractionDigits: 1 }), unit: "ms" });
+  };
+  const outliersText = (side: "earlier" | "later", outliers: Outliers) =>
+    t("outliers", { side, count: outliers.buyers, from: at(outliers.from), to: at(outliers.to) });
   const step = (by: number) => setCursorIndex((index) => Math.min(Math.max((index ?? times.length - 1) + by, 0), times.length - 1));
 
   if (view.events.length === 0) {
     return <p className="muted" data-testid="timeline-empty">{t("empty")}{view.live ? t("waitingForBuyers") : ""}</p>;
   }
   return (
-    <div className="timeline">
+    <div className={stacked ? "timeline stacked" : "timeline"}>
       <Summary view={view} />
       <div className="toolbar timeline-controls" role="toolbar" aria-label={t("controls")}>
         <button type="button" data-testid="timeline-jump" onClick={() => focus(0)} disabled={anomalies.length === 0}>{t("jump")}</button>
@@ -106,7 +131,7 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
         <button type="button" onClick={() => zoom(2)} aria-label={t("zoomOut")}>{t("zoomOut")}</button>
         <button type="button" onClick={() => pan(-0.25)} aria-label={t("panLeft")}>◀</button>
         <button type="button" onClick={() => pan(0.25)} aria-label={t("panRight")}>▶</button>
-        <button type="button" onClick={() => setSpan(undefined)}>{t("showAll")}</button>
+        <button type="button" onClick={() => setSpan("all")}>{t("showAll")}</button>
         <button type="button" onClick={() => setTable((on) => !on)} aria-pressed={table}>{table ? t("diagramView") : t("tableView")}</button>
         <a className="button-link" href={`/api/admin/sales/${view.saleId}/timeline`} download={`sale-${view.saleId}-timeline.json`}>{tc("exportJson")}</a>
         <button type="button" onClick={() => svgRef.current && downloadSvg(svgRef.current, `sale-${view.saleId}-timeline.svg`)}>{t("exportSvg")}</button>
@@ -118,8 +143,8 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
           <input type="range" min={0} max={times.length - 1} value={cursorIndex ?? times.length - 1}
             onChange={(event) => setCursorIndex(Number(event.target.value))} aria-label={t("replayCursor")} />
         </label>
-        <button type="button" onClick={() => step(-1)} aria-label={t("oneBack")}>{t("minusOne")}</button>
-        <button type="button" onClick={() => step(1)} aria-label={t("oneForward")}>{t("plusOne")}</button>
+        <button type="button" onClick={() => step(-1)} title={t("oneBack")}>{t("minusOne")}</button>
+        <button type="button" onClick={() => step(1)} title={t("oneForward")}>{t("plusOne")}</button>
         <button type="button" onClick={() => setCursorIndex(undefined)}>{t("replayOff")}</button>
         <span className="muted">
           {cursorIndex === undefined ? t("everyEvent") : t("eventOf", {
@@ -127,12 +152,21 @@ export function HolderTimeline({ initial, poll = true }: { initial: TimelineView
           })}
         </span>
       </div>
+      {span === undefined && (opening.earlier || opening.later) && (
+        <p className="timeline-outliers" data-testid="timeline-outliers">
+          {t("outsideView", { list: [opening.earlier && outliersText("earlier", opening.earlier), opening.later && outliersText("later", opening.later)].filter(Boolean).join(" · ") })}
+          <button type="button" onClick={() => setSpan("all")}>{t("showAll")}</button>
+        </p>
+      )}
       <div className="timeline-body">
-        <div className="timeline-scroll" ref={scroller}>
-          {table ? <TimelineTable view={view} start={layout.start} /> : (
-            <TimelineSvg ref={svgRef} layout={layout} anomalies={anomalies} texts={texts} window={shown} cursor={cursor} focused={focused} highlighted={highlighted} people={view.people} />
+        {/* No scroll box of its own: the page scrolls, the key stays on top of the diagram. */}
+        <div className="timeline-diagram" ref={diagram}>
+          {table ? <div className="timeline-table-wrap"><TimelineTable view={view} start={layout.start} /></div> : (
+            <>
+              <div className="timeline-key" ref={key}><Legend votes={layout.nodes.length > 0} /></div>
+              <TimelineSvg ref={svgRef} layout={layout} anomalies={anomalies} texts={texts} window={shown} cursor={cursor} focused={focused} highlighted={highlighted} people={view.people} />
+            </>
           )}
-          <Legend votes={layout.nodes.length > 0} />
         </div>
         <aside className="timeline-anomalies">
           <h2>{t("anomalies", { count: anomalies.length })}</h2>

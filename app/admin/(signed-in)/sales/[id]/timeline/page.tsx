@@ -5,6 +5,7 @@ import { requireAdminPage } from "@/lib/auth/guard";
 import { getTimeline } from "@/lib/timeline/store";
 import { getBuyerNames } from "@/lib/workshop/buyers";
 import { HolderTimeline } from "./holder-timeline";
+import { StrategyBadges } from "../../../sale-strategy";
 
 export const dynamic = "force-dynamic";
 
@@ -20,7 +21,11 @@ export default async function TimelinePage(props: { params: Promise<{ id: string
   return (
     <div className="dashboard timeline-page">
       <div className="toolbar">
-        <h1>{t("timeline.title", { id: String(view.saleId) })} <span className="strategy-badge">{view.strategy}</span></h1>
+        <h1>
+          {t("timeline.title", { id: String(view.saleId) })}{" "}
+          {/* The strategies its orders were made under, when the strategy was switched mid-sale. */}
+          <StrategyBadges names={view.strategies ?? [view.strategy]} />
+        </h1>
         <div>
           <Link href="/admin/lab" className="button-link">{t("common.pitfallLab")}</Link>
           <Link href="/admin" className="button-link">{t("common.dashboard")}</Link>

@@ -6,11 +6,18 @@ import type { Anomaly } from "@/lib/timeline/anomalies";
 import type { Holder } from "@/lib/timeline/holders";
 import { criticalSection } from "@/lib/timeline/holders";
 import type { Vote } from "@/lib/timeline/events";
-import { DIAGRAM, VOTE_COLOURS, diagramHeight, laneTop, niceTicks, placeFaultLabels, placeNodeRows, scale, type Layout, type PlacedNodeRow } from "@/lib/timeline/layout";
+import {
+  DIAGRAM, VOTE_COLOURS, diagramHeight, laneTop, niceTicks, placeFaultLabels, placeLaneLabels, placeNodeRows, scale, textUnits, type Layout, type PlacedNodeRow,
+} from "@/lib/timeline/layout";
 import { FONT_STACKS } from "../../../../../fonts";
 import { voteTitle } from "./vote-title";
 
-const { width: WIDTH, left: LEFT, right: RIGHT, top: TOP, laneHeight: LANE_H, nodeHeadHeight: NODE_HEAD_H, nodeRowHeight: NODE_H } = DIAGRAM;
+const {
+  width: WIDTH, left: LEFT, right: RIGHT, top: TOP, fontSize: FONT, laneHeight: LANE_H, labelBaseline: LABEL_Y, barTop: BAR_Y, barHeight: BAR_H,
+  nodeHeadHeight: NODE_HEAD_H, nodeRowHeight: NODE_H, faultLabelRow: FAULT_ROW,
+} = DIAGRAM;
+/** A lane's bar, from the lane's top: its middle, where the wait line and the name sit. */
+const BAR_MID = BAR_Y + BAR_H / 2;
 
 interface Props {
   readonly layout: Layout;
@@ -36,12 +43,12 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
   const clampX = (t: number) => Math.min(Math.max(x(t), LEFT), WIDTH - RIGHT);
   const nodeRows = placeNodeRows(layout, x, window);
   const ms = (t: number) => (t - layout.start) / 1000;
-  const ticks = niceTicks(ms(window.from), ms(window.to), 8);
+  const ticks = niceTicks(ms(window.from), ms(window.to), 8, 0.001);
   return (
     <svg ref={ref} data-testid="timeline-svg" viewBox={`0 0 ${WIDTH} ${height}`} width="100%" role="img"
       aria-label={t("svgLabel")} xmlns="http://www.w3.org/2000/svg"
       // The font stack is written into the SVG itself: an exported slide draws CJK names with the same fonts.
-      style={{ fontFamily: FONT_STACKS[locale], fontSize: 12, background: "#fff" }}>
+      style={{ fontFamily: FONT_STACKS[locale], fontSize: FONT, background: "#fff" }}>
       <defs>
         <clipPath id="plot"><rect x={LEFT} y={0} width={WIDTH - LEFT - RIGHT} height={height} /></clipPath>
       </defs>
@@ -66,16 +73,16 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
         })}
         {/* One label per action (a grudge of nine cuts is one), each on the lowest row where it clears the others. */}
         {placeFaultLabels(layout.faults, clampX).map((label) => (
-          <text key={`fault-label-${label.x}-${label.row}`} data-testid="timeline-fault-label" x={label.x} y={height - 4 - label.row * 13} fill="#6b5228">
+          <text key={`fault-label-${label.x}-${label.row}`} data-testid="timeline-fault-label" x={label.x} y={height - 5 - label.row * FAULT_ROW} fill="#6b5228">
             {label.text}<title>{label.title}</title>
           </text>
         ))}
       </g>
       {layout.rows.map((row, index) =>
         row.kind === "instance" ? (
-          <text key={`i-${row.instance}`} x={6} y={laneTop(index) + 16} fontWeight={700} fill="#333">{row.instance}</text>
+          <text key={`i-${row.instance}`} x={6} y={laneTop(index) + BAR_MID + 5} fontWeight={700} fill="#333">{row.instance}</text>
         ) : (
-          <Lane key={row.holder.id} holder={row.holder} y={laneTop(index)} x={x} clampX={clampX} anomalies={anomalies}
+          <Lane key={row.holder.id} holder={row.holder} y={laneTop(index)} x={x} anomalies={anomalies}
             highlighted={highlighted?.has(row.holder.id) ?? false} person={row.holder.buyer ? people?.[row.holder.buyer] : undefined} />
         ),
       )}
@@ -83,10 +90,11 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
       <g clipPath="url(#plot)">
         {anomalies.map((anomaly, index) =>
           anomaly.kind !== "overlap" ? null : anomaly.holders.map((id) => {
+            // Over the bars only: the labels' line above them stays readable.
             const y = laneTop(layout.rowOf.get(id) ?? 0);
             return (
               <rect key={`overlap-${index}-${id}`} data-testid="timeline-overlap" data-focused={focused === index ? "true" : undefined}
-                x={clampX(anomaly.t)} y={y + 1} width={Math.max(3, clampX(anomaly.until) - clampX(anomaly.t))} height={LANE_H - 2}
+                x={clampX(anomaly.t)} y={y + BAR_Y - 3} width={Math.max(3, clampX(anomaly.until) - clampX(anomaly.t))} height={BAR_H + 6}
                 fill="#d32f2f" opacity={0.55} stroke={focused === index ? "#000" : "none"} strokeWidth={2}>
                 <title>{texts[index] ?? anomaly.note}</title>
               </rect>
@@ -104,25 +112,33 @@ export const TimelineSvg = forwardRef<SVGSVGElement, Props>(function TimelineSvg
   );
 });
 
-/** Buyer names from load tools share a long prefix: the lane shows their distinctive end. */
-function shortName(name: string): string {
-  return name.length <= 14 ? name : `…${name.slice(-13)}`;
+/**
+ * Buyer names from load tools share a long prefix: the lane shows their distinctive end, as much
+ * as fits the column left of the plot (a Korean name's characters are twice a Latin letter's width).
+ */
+function shortName(name: string, from: number): string {
+  const room = LEFT - from - 6;
+  if (textUnits(name) <= room) return name;
+  const chars = [...name];
+  let keep = chars.length - 1;
+  while (keep > 1 && textUnits(`…${chars.slice(-keep).join("")}`) > room) keep -= 1;
+  return `…${chars.slice(-keep).join("")}`;
 }
 
 interface LaneProps {
   readonly holder: Holder;
   readonly y: number;
   readonly x: (t: number) => number;
-  readonly clampX: (t: number) => number;
   readonly anomalies: readonly Anomaly[];
   readonly highlighted: boolean;
   /** A person (workshop mode) rather than a load run: shown by name, marked with a figure. */
   readonly person?: string;
 }
 
-function Lane({ holder, y, x, clampX, anomalies, highlighted, person }: LaneProps) {
+function Lane({ holder, y, x, anomalies, highlighted, person }: LaneProps) {
   const t = useTranslations("timeline");
-  const mid = y + LANE_H / 2;
+  const mid = y + BAR_MID;
+  const barY = y + BAR_Y;
   const end = holder.releasedAt ?? holder.outcomeAt ?? holder.write?.t ?? holder.leftAt ?? holder.acquiredAt;
   const section = criticalSection(holder);
   const late = anomalies.some((anomaly) => anomaly.kind === "write-after-expiry" && anomaly.holders[0] === holder.id);
@@ -134,6 +150,21 @@ function Lane({ holder, y, x, clampX, anomalies, highlighted, person }: LaneProp
     holder.token ? t("hoverLockToken", { token: holder.token }) : "",
     holder.votes ? t("hoverVotes", { votes: holder.votes.votes.join(", "), validity: holder.votes.validityMs ?? "?" }) : "",
   ].filter(Boolean).join("\n");
+  // The labels' line above the bar, in time order, each placed clear of the one before.
+  const labels: { key: string; t: number; text: string; fill: string; bold?: boolean; testId?: string }[] = [];
+  if (holder.read) labels.push({ key: "read", t: holder.read.t, text: t("read", { stock: holder.read.stock }), fill: "#0d47a1" });
+  if (holder.write) {
+    labels.push({
+      key: "wrote", t: holder.write.t, text: `${t("wrote", { stock: holder.write.stock })}${late ? t("late") : ""}`,
+      fill: late || twice ? "#b71c1c" : "#0d47a1", bold: late || twice,
+    });
+  }
+  // The reconciler put this holder's unit back (its order never landed): the unit's next write is a new sale.
+  if (holder.givenBack) labels.push({ key: "given-back", t: holder.givenBack.t, text: t("givenBack", { unit: holder.givenBack.unit }), fill: "#1f8a4c", testId: "timeline-given-back" });
+  if (holder.outcome && holder.outcomeAt !== undefined) labels.push({ key: "outcome", t: holder.outcomeAt, text: t("outcome", { outcome: holder.outcome }), fill: "#6d4c41" });
+  labels.sort((a, b) => a.t - b.t);
+  const nameX = person ? 22 : 8;
+  const labelXs = placeLaneLabels(labels.map((label) => ({ x: x(label.t), text: label.text, bold: label.bold })), WIDTH - RIGHT, LEFT);
   return (
     <g data-testid="timeline-lane" data-holder={holder.id} data-highlighted={highlighted ? "true" : undefined} data-person={person}>
       {highlighted && (
@@ -145,12 +176,12 @@ function Lane({ holder, y, x, clampX, anomalies, highlighted, person }: LaneProp
       {/* A person is marked with a drawn figure, not an emoji: a machine without an emoji font draws an empty box. */}
       {person && (
         <g data-testid="timeline-person-mark" fill={highlighted ? "#000" : "#555"}>
-          <circle cx={13} cy={mid - 2} r={2.6} />
-          <path d={`M8.5 ${mid + 5} a4.5 4.2 0 0 1 9 0 z`} />
+          <circle cx={13} cy={mid - 3} r={3} />
+          <path d={`M8 ${mid + 6} a5 4.8 0 0 1 10 0 z`} />
         </g>
       )}
-      <text x={person ? 21 : 8} y={mid + 4} fill={highlighted ? "#000" : "#333"} fontWeight={highlighted ? 700 : 400}>
-        <title>{hover}</title>{person ? shortName(person) : shortName(holder.buyer ?? holder.id)}
+      <text x={nameX} y={mid + 5} fill={highlighted ? "#000" : "#333"} fontWeight={highlighted ? 700 : 400}>
+        <title>{hover}</title>{shortName(person ?? holder.buyer ?? holder.id, nameX)}
       </text>
       <g clipPath="url(#plot)">
         <title>{hover}</title>
@@ -158,37 +189,28 @@ function Lane({ holder, y, x, clampX, anomalies, highlighted, person }: LaneProp
           <line x1={x(holder.waitFrom)} x2={x((holder.acquiredAt ?? holder.outcomeAt)!)} y1={mid} y2={mid} stroke="#9e9e9e" strokeDasharray="2 3" />
         )}
         {holder.acquiredAt !== undefined && end !== undefined && (
-          <rect x={x(holder.acquiredAt)} y={y + 5} width={Math.max(2, x(end) - x(holder.acquiredAt))} height={LANE_H - 10} rx={3} fill="#90caf9" />
+          <rect data-testid="timeline-hold" x={x(holder.acquiredAt)} y={barY} width={Math.max(2, x(end) - x(holder.acquiredAt))} height={BAR_H} rx={3} fill="#90caf9" />
         )}
-        {section && <rect x={x(section.from)} y={y + 5} width={Math.max(2, x(section.to) - x(section.from))} height={LANE_H - 10} fill="#1565c0" />}
+        {section && <rect data-testid="timeline-critical" x={x(section.from)} y={barY} width={Math.max(2, x(section.to) - x(section.from))} height={BAR_H} fill="#1565c0" />}
         {holder.expiresAt !== undefined && (
-          <line x1={x(holder.expiresAt)} x2={x(holder.expiresAt)} y1={y + 2} y2={y + LANE_H - 2} stroke="#ef6c00" strokeWidth={2} strokeDasharray="3 2">
+          <line x1={x(holder.expiresAt)} x2={x(holder.expiresAt)} y1={barY - 4} y2={barY + BAR_H + 4} stroke="#ef6c00" strokeWidth={2} strokeDasharray="3 2">
             <title>{t("leaseRunsOut")}</title>
           </line>
         )}
-        {holder.renewals.map((t, index) => <line key={index} x1={x(t)} x2={x(t)} y1={y + 3} y2={y + 9} stroke="#1f8a4c" strokeWidth={2} />)}
-        {holder.read && <text x={x(holder.read.t) + 2} y={y + 4 + 7} fontSize={10} fill="#0d47a1">{t("read", { stock: holder.read.stock })}</text>}
-        {holder.write && (
-          <text x={x(holder.write.t) + 2} y={y + LANE_H - 1} fontSize={10} fontWeight={late || twice ? 700 : 400} fill={late || twice ? "#b71c1c" : "#0d47a1"}>
-            {t("wrote", { stock: holder.write.stock })}{late ? t("late") : ""}
+        {holder.renewals.map((t, index) => <line key={index} x1={x(t)} x2={x(t)} y1={barY - 3} y2={barY + 3} stroke="#1f8a4c" strokeWidth={2} />)}
+        {labels.map((label, index) => (
+          <text key={label.key} data-testid={label.testId ?? "timeline-lane-label"} x={labelXs[index]} y={y + LABEL_Y}
+            fontWeight={label.bold ? 700 : 400} fill={label.fill}>
+            {label.text}
           </text>
-        )}
-        {/* The reconciler put this holder's unit back (its order never landed): the unit's next write is a new sale. */}
-        {holder.givenBack && (
-          <text data-testid="timeline-given-back" x={x(holder.givenBack.t) + 2} y={y + 4 + 7} fontSize={10} fill="#1f8a4c">
-            {t("givenBack", { unit: holder.givenBack.unit })}
-          </text>
-        )}
+        ))}
         {holder.refusedWrite && (
-          <text x={x(holder.refusedWrite.t)} y={mid + 4} fontSize={14} fontWeight={700} fill="#b71c1c">
+          <text x={x(holder.refusedWrite.t)} y={mid + 6} textAnchor="middle" fontSize={FONT + 2} fontWeight={700} fill="#b71c1c">
             ✕<title>
               {holder.refusedWrite.fence !== undefined ? t("writeRefusedFence", { fence: String(holder.refusedWrite.fence) }) : t("writeRefused")}
               {holder.refusedWrite.note ? `: ${holder.refusedWrite.note}` : ""}
             </title>
           </text>
-        )}
-        {holder.outcome && holder.outcomeAt !== undefined && (
-          <text x={clampX(holder.outcomeAt) + 3} y={mid + 4} fontSize={10} fill="#6d4c41">{t("outcome", { outcome: holder.outcome })}</text>
         )}
       </g>
     </g>
@@ -207,11 +229,10 @@ function NodeRows({ rows, top }: { rows: readonly PlacedNodeRow[]; top: number }
   let keyX = LEFT;
   const key = (Object.keys(VOTE_COLOURS) as Vote[]).map((vote) => {
     const at = keyX;
-    // A CJK character is about twice as wide as a Latin one at this size.
-    keyX += 22 + textWidth(words(vote));
+    keyX += 22 + textUnits(words(vote));
     return (
       <g key={vote}>
-        <rect x={at} y={keyY - 9} width={5} height={11} fill={VOTE_COLOURS[vote]} />
+        <rect x={at} y={keyY - 11} width={6} height={13} fill={VOTE_COLOURS[vote]} />
         <text x={at + 9} y={keyY} fill="#333">{words(vote)}</text>
       </g>
     );
@@ -228,7 +249,7 @@ function NodeRows({ rows, top }: { rows: readonly PlacedNodeRow[]; top: number }
         return (
           <g key={row.node} data-testid="timeline-node-row" data-node={row.node}>
             {index % 2 === 0 && <rect x={LEFT} y={row.y} width={WIDTH - LEFT - RIGHT} height={NODE_H} fill="#000" opacity={0.035} />}
-            <text x={8} y={mid + 4} fill="#333">{t("node", { node: row.node })}</text>
+            <text x={8} y={mid + 5} fill="#333">{t("node", { node: row.node })}</text>
             <g clipPath="url(#plot)">
               {row.votes.map((placed, index) => placed.validUntilX !== undefined && (
                 <line key={index} x1={placed.x} x2={placed.validUntilX} y1={mid + 7} y2={mid + 7}
@@ -246,11 +267,6 @@ function NodeRows({ rows, top }: { rows: readonly PlacedNodeRow[]; top: number }
       })}
     </g>
   );
-}
-
-/** About how wide `text` is drawn at 12 px: CJK characters take about twice a Latin letter's room. */
-function textWidth(text: string): number {
-  return [...text].reduce((width, char) => width + (/[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/.test(char) ? 12 : 6.2), 0);
 }
 
 /** The rows of one instance's group (its heading and its lanes), or undefined when it has none. */
