@@ -24,7 +24,7 @@ const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"];
 
 /**
  * Load goes to this machine only, unless LOAD_ALLOWED_HOSTS (comma-separated host names) names
- * the target — e.g. `nginx` when the driver runs inside docker-compose.
+ * the target — e.g. a store on another machine of the lab's network.
  * @param {string} url
  */
 export function assertLoadTarget(url) {

@@ -14,8 +14,8 @@
  *    10–20 ms, so an instance took in about 60 new connections a second: the ~500 nginx opened for
  *    a burst of buyers waited in the accept queue for up to 12 s, while the requests on connections
  *    already accepted were answered in milliseconds (measured: 1,178 buyers of 1,000 in flight
- *    unanswered after 5.5 s). The stack supervisor and the Docker image's launcher therefore bind
- *    the socket themselves (scripts/stack/app-socket.ts) and hand it to the instance as
+ *    unanswered after 5.5 s). The stack supervisor therefore binds
+ *    the socket itself (scripts/stack/app-socket.ts) and hand it to the instance as
  *    LOCKLAB_LISTEN_FDS descriptors (3, 4, …: the same socket each time, as systemd's socket
  *    activation numbers them); one handle per descriptor accepts one connection per turn each, and
  *    every connection goes to the one HTTP server. Without the variable (`next start` by hand) the
@@ -46,7 +46,7 @@ function isPortAndHost(args) {
   return typeof args[0] === "number" && typeof args[1] === "string" && (args.length === 2 || typeof args[2] === "function");
 }
 
-// Only into `next start` (the supervisor's and the Docker image's command), in the app's own folder.
+// Only into `next start` (the supervisor's command), in the app's own folder.
 const isNextStart = /[\\/]next[\\/]dist[\\/]bin[\\/]next$/.test(process.argv[1] || "") && process.argv[2] === "start";
 let routed = !isNextStart;
 

@@ -3,7 +3,7 @@ import type { WithHeaders } from "../i18n/locales";
 /**
  * How long a request waited before its handler ran: nginx stamps every proxied request with
  * `X-Request-Start: t=<seconds.millis>` (its `$msec` when it read the request), and the handler
- * subtracts that from its own clock (the same machine's, or the same host's in compose). Under a
+ * subtracts that from its own clock (the same machine's). Under a
  * burst the wait is real — the instance's accept queue and the requests parsed ahead of this one —
  * and a buyer's wait timeout covers it: a purchase that already waited its whole timeout is
  * answered busy before it touches the stock (lib/purchase/purchase.ts).

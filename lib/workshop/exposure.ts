@@ -4,8 +4,8 @@ import { getStackStatus } from "../stack/control";
 
 /**
  * Who can reach the store (workshop mode): the stack runner knows whether nginx listens on the
- * LAN (`npm run demo -- --lan`) and at which addresses; without the runner (docker-compose) the
- * store is where PUBLIC_URL says.
+ * LAN (`npm run demo -- --lan`, or the lab's container) and at which addresses, or the one the
+ * instructor gave (JOIN_URL); without the runner the store is where PUBLIC_URL says.
  */
 export interface Exposure {
   /** The store listens beyond loopback. */

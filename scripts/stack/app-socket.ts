@@ -1,5 +1,5 @@
-// An app instance's listening socket, bound by whoever starts the instance — the stack's supervisor
-// (services/app-supervisor.ts) or the Docker image's launcher (app-launch.ts) — and handed to it as
+// An app instance's listening socket, bound by the stack's supervisor (services/app-supervisor.ts),
+// which starts the instance, and handed to it as
 // several descriptors of the same socket, which scripts/app-listener.cjs, preloaded into `next
 // start`, takes (why several: see that file).
 

@@ -64,6 +64,12 @@ export interface ClusterSpec {
   form?(members: readonly MemberConfig[], ctx: StackContext): Promise<void>;
   /** A polite stop (Redis' SHUTDOWN); SIGTERM otherwise. */
   stopMember?(member: MemberConfig): Promise<void>;
+  /**
+   * When every member stops at once, the one to stop only after the others have exited (etcd's
+   * leader, which would otherwise spend seconds handing its leadership to a member that is
+   * stopping too); undefined: all together.
+   */
+  lastToStop?(members: readonly MemberConfig[]): Promise<MemberConfig | undefined>;
   /** What /status adds about the cluster beside its members (who is primary of what). */
   details?(members: readonly MemberConfig[]): Promise<Record<string, unknown>>;
   /** Control routes of the service's own beside the members' (a failover, a lookup). */
@@ -137,6 +143,14 @@ export function clusterService(spec: ClusterSpec): ServiceFactory {
       removePidFile(handle.name);
     }
 
+    /** Every member, the one spec.lastToStop names after the rest. */
+    async function stopAll(): Promise<void> {
+      const last = await spec.lastToStop?.(members.filter((m) => running(m.handle) && !m.paused)).catch(() => undefined);
+      const lastMember = members.find((m) => m.index === last?.index);
+      await Promise.all(members.filter((m) => m !== lastMember).map((m) => stopMember(m)));
+      if (lastMember) await stopMember(lastMember);
+    }
+
     async function waitServes(timeoutMs: number): Promise<void> {
       if (!(await waitFor(() => spec.serves(members), timeoutMs, 200))) {
         const logs = members.map((m) => (m.handle ? `${m.handle.logFile}:\n${tail(m.handle.logFile, 8)}` : "")).join("\n");
@@ -187,9 +201,7 @@ export function clusterService(spec: ClusterSpec): ServiceFactory {
         else info(`✓ ${line} (${since(t0)})`);
       },
 
-      async stop() {
-        await Promise.all(members.map((m) => stopMember(m)));
-      },
+      stop: stopAll,
 
       status: async () => ({
         serves: await spec.serves(members),
@@ -213,7 +225,7 @@ export function clusterService(spec: ClusterSpec): ServiceFactory {
           path: new RegExp(`^/${spec.name}/(stop|start)$`),
           async handle([action]) {
             if (action === "stop") {
-              await Promise.all(members.map((m) => stopMember(m)));
+              await stopAll();
               say(`… ${spec.name} stopped, every member (control API)`);
             } else {
               await Promise.all(members.filter((m) => !running(m.handle)).map((m) => startMember(m, true)));

@@ -73,6 +73,12 @@ export interface StackConfig {
   readonly publicHost: string;
   /** Workshop mode: the admin pages and admin API answer from the LAN too (ADMIN_FROM_LAN=1). */
   readonly adminFromLan: boolean;
+  /**
+   * The address phones should use, when the instructor gives one (JOIN_URL): the projector's QR
+   * code and join line show it instead of this machine's own addresses, which a phone cannot reach
+   * when the lab runs in a container (or behind a NAT or proxy). Null: those addresses.
+   */
+  readonly joinUrl: string | null;
   readonly controlPort: number;
   readonly token: string;
 }
@@ -103,6 +109,20 @@ export function parsePublicHost(value: string): string {
   if (host === "localhost" || host === "127.0.0.1") return "127.0.0.1";
   if (host === "0.0.0.0") return host;
   throw new StackError(`PUBLIC_HOST: "${value}" must be 127.0.0.1 (the default: this machine only) or 0.0.0.0 (every interface: the store on the LAN)`);
+}
+
+/** JOIN_URL: an http:// or https:// address with a host and nothing secret in it; its origin and path. */
+export function parseJoinUrl(value: string): string {
+  const example = "(e.g. http://192.168.1.20:3000, this laptop's address on the room's network and the port you published)";
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new StackError(`JOIN_URL: "${value}" is not an address ${example}`);
+  }
+  if (!/^https?:$/.test(url.protocol) || !url.hostname) throw new StackError(`JOIN_URL: "${value}" must be an http:// or https:// address ${example}`);
+  if (url.username || url.password) throw new StackError("JOIN_URL: leave the user and password out: everyone in the room sees this address");
+  return `${url.origin}${url.pathname === "/" ? "" : url.pathname}${url.search}`;
 }
 
 export function parseHostPort(value: string, varName: string): { host: string; port: number } {
@@ -217,6 +237,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     publicPort: parsePort(value("PUBLIC_PORT"), "PUBLIC_PORT"),
     publicHost: parsePublicHost(value("PUBLIC_HOST")),
     adminFromLan: (env.ADMIN_FROM_LAN ?? "").trim() === "1",
+    joinUrl: explicit("JOIN_URL") ? parseJoinUrl(env.JOIN_URL ?? "") : null,
     controlPort: parsePort(value("STACK_CONTROL_PORT"), "STACK_CONTROL_PORT"),
     token: explicit("STACK_CONTROL_TOKEN")
       ? (env.STACK_CONTROL_TOKEN ?? "").trim()

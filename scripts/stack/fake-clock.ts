@@ -3,7 +3,8 @@
 // A jump is really seen by the server (Redis' TIME, and the expiry of every key: a lock with 10 s
 // left is gone right after a +15 s jump), unlike cutting a key's TTL.
 //
-// What libfaketime 0.9.10 (Debian 12) does with the file, and why each setting:
+// What libfaketime (0.9.10 in Debian 12, a 2024 snapshot of it in Debian 13) does with the file,
+// and why each setting:
 // - The file holds "+<offset> x<rate>": the faked time is start + offset + (now − start) × rate,
 //   where start is when the library started in that process. So a rate change alone would jump
 //   by (now − start) × Δrate; the offset written with it cancels that at the moment the server
@@ -15,17 +16,25 @@
 //   nothing measurable, and the route that moves a clock waits until the server reads the new time.
 // - FAKETIME_DONT_FAKE_MONOTONIC=1: only the wall clock moves, as in an NTP step. Redis expires keys
 //   by the wall clock and runs its timers on the monotonic one, which stays sane.
-// - libc_malloc_debug.so.0 preloaded first: libfaketime deadlocks at start-up in a process whose
-//   malloc is jemalloc (Debian's redis-server): jemalloc's initialisation reads the clock, and
-//   libfaketime's own initialisation then calls malloc inside jemalloc's (libfaketime issue #130;
-//   the FAKETIME_IGNORE_SYMBOLS cure came after 0.9.10). glibc's debug-malloc shim (part of libc6)
-//   gives the process glibc's malloc, so neither waits for the other.
-// - libfaketime makes /dev/shm/faketime_shm_<pid> and sem.faketime_sem_<pid> in every process it
-//   starts in, and removes them only at a clean exit; removeShm() is for the others.
+// - Debian's redis-server allocates with jemalloc, whose initialisation reads the clock; libfaketime,
+//   initialising on that first clock call, allocates too (the error of a symbol this libc lacks, its
+//   shared memory's sem_open), which lands in jemalloc's unfinished initialisation: the server hangs
+//   at start-up (libfaketime issue #130). How that is avoided depends on the library (fakeClockMode):
+//   - 0.9.10 ("shim"): glibc's debug-malloc shim (libc_malloc_debug.so.0, part of libc6) preloaded
+//     first gives the process glibc's malloc, so neither waits for the other. libfaketime makes
+//     /dev/shm/faketime_shm_<pid> and sem.faketime_sem_<pid> in every process it starts in, and
+//     removes them only at a clean exit; removeShm() is for the others.
+//   - the 2024 snapshot ("ignore-symbols"): FAKETIME_IGNORE_SYMBOLS names the symbols this libc lacks,
+//     so libfaketime does not look them up, and FAKETIME_DISABLE_SHM=1 leaves out the shared memory,
+//     which a clock read from a file does not use: nothing is allocated inside jemalloc's start.
+//     The shim cannot be used with Debian 13's Redis 8: it allocates Lua's memory with jemalloc's
+//     own mallocx and asks malloc_usable_size, which the shim answers for a pointer it never gave
+//     (SIGSEGV at start-up).
 //
 // Go programs (etcd) read the clock without libc, so the library cannot move theirs; a JVM's wall
 // clock moves (ZooKeeper's sessions run on the monotonic clock, which this leaves alone).
 
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import type { ChildEnv } from "./processes";
 
@@ -37,9 +46,52 @@ export const MALLOC_SHIM = `/lib/${TRIPLET}/libc_malloc_debug.so.0`;
 /** The clock moves the lab accepts: a day either way, a tenth to ten times as fast. */
 export const CLOCK_LIMITS = Object.freeze({ maxJumpS: 86_400, minRate: 0.1, maxRate: 10 });
 
-/** libfaketime and the malloc shim are both on this machine. */
-export function fakeClockAvailable(exists: (file: string) => boolean = fs.existsSync): boolean {
-  return exists(FAKETIME_LIB) && exists(MALLOC_SHIM);
+/** How libfaketime is kept out of jemalloc's start-up (see the top of this file). */
+export type FakeClockMode = { readonly kind: "shim" } | { readonly kind: "ignore-symbols"; readonly missing: readonly string[] };
+
+/** The symbols libfaketime looks up and this libc lacks, as libfaketime names them ("timer_settime@GLIBC_2.2"). */
+export function missingSymbols(debugOutput: string): string[] {
+  return [...debugOutput.matchAll(/Cannot find symbol: (\S+)/g)].map((m) => m[1] as string);
+}
+
+/**
+ * Which way this machine's libfaketime is used: "ignore-symbols" when it knows
+ * FAKETIME_IGNORE_SYMBOLS (the symbols to name are found by starting `date` under it with
+ * FAKETIME_DEBUG_DLSYM=1), else "shim" when the malloc shim is there; null: no clock can move.
+ */
+export function chooseFakeClockMode(
+  exists: (file: string) => boolean = fs.existsSync,
+  libText: () => string = () => fs.readFileSync(FAKETIME_LIB, "latin1"),
+  probe: () => string | null = probeSymbols,
+): FakeClockMode | null {
+  if (!exists(FAKETIME_LIB)) return null;
+  if (libText().includes("FAKETIME_IGNORE_SYMBOLS")) {
+    const output = probe();
+    return output === null ? null : { kind: "ignore-symbols", missing: missingSymbols(output) };
+  }
+  return exists(MALLOC_SHIM) ? { kind: "shim" } : null;
+}
+
+/** `date` under libfaketime with its dlsym debugging on: its stderr, or null if it did not run. */
+function probeSymbols(): string | null {
+  const probe = spawnSync("date", [], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LD_PRELOAD: FAKETIME_LIB, FAKETIME: "+0", FAKETIME_DEBUG_DLSYM: "1", FAKETIME_DISABLE_SHM: "1" } as ChildEnv as NodeJS.ProcessEnv,
+    encoding: "utf8",
+    timeout: 5000,
+  });
+  return probe.status === 0 ? probe.stderr : null;
+}
+
+let detected: FakeClockMode | null | undefined;
+/** This machine's mode, found once. */
+export function fakeClockMode(): FakeClockMode | null {
+  if (detected === undefined) detected = chooseFakeClockMode();
+  return detected;
+}
+
+/** libfaketime can move a server's clock here. */
+export function fakeClockAvailable(mode: FakeClockMode | null = fakeClockMode()): boolean {
+  return mode !== null;
 }
 
 /** The file's line: "+12.500000 x2" (libfaketime reads a leading sign, seconds, then x<rate>). */
@@ -49,13 +101,12 @@ export function clockFileText(offsetS: number, rate: number): string {
 }
 
 /** The environment that puts a child under the clock kept in `file`. */
-export function fakeClockEnv(file: string): ChildEnv {
-  return {
-    LD_PRELOAD: `${MALLOC_SHIM} ${FAKETIME_LIB}`,
-    FAKETIME_TIMESTAMP_FILE: file,
-    FAKETIME_CACHE_DURATION: "0",
-    FAKETIME_DONT_FAKE_MONOTONIC: "1",
-  };
+export function fakeClockEnv(file: string, mode: FakeClockMode | null = fakeClockMode()): ChildEnv {
+  const clock = { FAKETIME_TIMESTAMP_FILE: file, FAKETIME_CACHE_DURATION: "0", FAKETIME_DONT_FAKE_MONOTONIC: "1" };
+  if (mode?.kind === "ignore-symbols") {
+    return { LD_PRELOAD: FAKETIME_LIB, ...clock, FAKETIME_IGNORE_SYMBOLS: mode.missing.join(","), FAKETIME_DISABLE_SHM: "1" };
+  }
+  return { LD_PRELOAD: `${MALLOC_SHIM} ${FAKETIME_LIB}`, ...clock };
 }
 
 /** What libfaketime leaves in /dev/shm when its process is killed: removed once the pid is gone. */

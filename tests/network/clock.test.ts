@@ -33,7 +33,7 @@ describe.skipIf(unfit !== null)(`a Redis node's real clock${unfit ? ` (skipped: 
     clock = new FakeClock(path.join(dir, "clock"));
     clock.processStarted();
     const [port] = await freePorts(1);
-    // Starts at all: without the malloc shim, libfaketime 0.9.10 deadlocks inside jemalloc here.
+    // Starts at all: without the shim (0.9.10) or the symbols to ignore (later), libfaketime deadlocks inside jemalloc here.
     redis = await startRedis(port!, fakeClockEnv(clock.file) as Record<string, string>);
   }, 30_000);
 

@@ -10,7 +10,6 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const PRELOAD = path.resolve("scripts/app-listener.cjs");
-const LAUNCHER = path.resolve("scripts/stack/app-launch.ts");
 const SOMAXCONN = Number(fs.readFileSync("/proc/sys/net/core/somaxconn", "utf8"));
 
 /** Starts a server the way `code` says in a child (with the preload), and reads its backlog back. */
@@ -110,27 +109,5 @@ describe("the app instances' listener", () => {
     // Every connection was answered, in far fewer turns than one per connection.
     expect(sixteen.turns).toHaveLength(60);
     expect(new Set(sixteen.turns).size).toBeLessThanOrEqual(20);
-  }, 60_000);
-
-  it("is handed its socket the same way in the Docker image (the launcher), which passes SIGTERM on and exits with the instance", async () => {
-    const launcher = spawn(process.execPath, ["--import", "tsx", LAUNCHER, "127.0.0.1", "0", "-e", BUSY_SERVER], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const exited = new Promise<number | null>((resolve) => launcher.once("exit", (code) => resolve(code)));
-    try {
-      const { port } = await listening(launcher);
-      expect(backlogOnPort(port)).toBe(Math.min(4096, SOMAXCONN));
-      const turns = await burst(port, 60);
-      expect(turns).toHaveLength(60);
-      expect(mostOnOneTurn(turns)).toBeGreaterThan(1);
-      expect(new Set(turns).size).toBeLessThanOrEqual(20);
-
-      launcher.kill("SIGTERM");
-      // The instance ended by SIGTERM: the launcher exits as a shell reports it (128 + 15).
-      expect(await exited).toBe(143);
-      await expect(fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
-    } finally {
-      launcher.kill("SIGKILL");
-    }
   }, 60_000);
 });

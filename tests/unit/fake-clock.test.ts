@@ -12,9 +12,11 @@ import {
   FAKETIME_LIB,
   FakeClock,
   MALLOC_SHIM,
+  chooseFakeClockMode,
   clockFileText,
   fakeClockAvailable,
   fakeClockEnv,
+  missingSymbols,
   removeShm,
 } from "../../scripts/stack/fake-clock";
 import { parseClockChange } from "../../scripts/stack/services/redis";
@@ -43,16 +45,43 @@ describe("a node's clock file", () => {
     expect(clockFileText(-2.5, 2)).toBe("-2.500000 x2\n");
   });
 
-  it("puts the malloc shim before libfaketime and leaves the monotonic clock alone", () => {
-    expect(fakeClockEnv("/x/clock")).toEqual({
+  it("puts the malloc shim before libfaketime 0.9.10 and leaves the monotonic clock alone", () => {
+    expect(fakeClockEnv("/x/clock", { kind: "shim" })).toEqual({
       LD_PRELOAD: `${MALLOC_SHIM} ${FAKETIME_LIB}`,
       FAKETIME_TIMESTAMP_FILE: "/x/clock",
       FAKETIME_CACHE_DURATION: "0",
       FAKETIME_DONT_FAKE_MONOTONIC: "1",
     });
     expect(MALLOC_SHIM).toMatch(/^\/lib\/[a-z0-9_]+-linux-gnu\/libc_malloc_debug\.so\.0$/);
-    expect(fakeClockAvailable(() => false)).toBe(false);
-    expect(fakeClockAvailable(() => true)).toBe(true);
+  });
+
+  it("with a libfaketime that can ignore symbols, names the ones this libc lacks and uses no shim and no shared memory", () => {
+    const mode = { kind: "ignore-symbols", missing: ["__ftime", "timer_settime@GLIBC_2.2"] } as const;
+    expect(fakeClockEnv("/x/clock", mode)).toEqual({
+      LD_PRELOAD: FAKETIME_LIB,
+      FAKETIME_TIMESTAMP_FILE: "/x/clock",
+      FAKETIME_CACHE_DURATION: "0",
+      FAKETIME_DONT_FAKE_MONOTONIC: "1",
+      FAKETIME_IGNORE_SYMBOLS: "__ftime,timer_settime@GLIBC_2.2",
+      FAKETIME_DISABLE_SHM: "1",
+    });
+    // What libfaketime prints with FAKETIME_DEBUG_DLSYM=1 (Debian 13's, under `date`).
+    const debug = "[FAKETIME_DEBUG_DLSYM] Cannot find symbol: __ftime\n[FAKETIME_DEBUG_DLSYM] Cannot find symbol: timer_settime@GLIBC_2.2\n";
+    expect(missingSymbols(debug)).toEqual(mode.missing);
+    expect(missingSymbols("")).toEqual([]);
+  });
+
+  it("chooses the way by what the installed libfaketime knows, and none without it", () => {
+    const all = () => true;
+    const probe = () => "[FAKETIME_DEBUG_DLSYM] Cannot find symbol: __ftime\n";
+    expect(chooseFakeClockMode(all, () => "…FAKETIME_IGNORE_SYMBOLS…", probe)).toEqual({ kind: "ignore-symbols", missing: ["__ftime"] });
+    expect(chooseFakeClockMode(all, () => "…FAKETIME_NO_CACHE…", probe)).toEqual({ kind: "shim" });
+    // 0.9.10 without the shim, no libfaketime at all, or a probe that did not run: no clock moves.
+    expect(chooseFakeClockMode((file) => file === FAKETIME_LIB, () => "", probe)).toBeNull();
+    expect(chooseFakeClockMode(() => false, () => "", probe)).toBeNull();
+    expect(chooseFakeClockMode(all, () => "FAKETIME_IGNORE_SYMBOLS", () => null)).toBeNull();
+    expect(fakeClockAvailable(null)).toBe(false);
+    expect(fakeClockAvailable({ kind: "shim" })).toBe(true);
   });
 
   it("moves the node's clock as asked: a step, then a fast clock without a step, then real time", () => {

@@ -106,6 +106,13 @@ describe("readConfig explicit values", () => {
     });
   });
 
+  it("takes the address phones are given from JOIN_URL, and none without it", () => {
+    expect(readConfig({}).joinUrl).toBeNull();
+    expect(readConfig({ JOIN_URL: "  " }).joinUrl).toBeNull();
+    expect(readConfig({ JOIN_URL: " http://192.168.1.20:3000/ " }).joinUrl).toBe("http://192.168.1.20:3000");
+    expect(readConfig({ JOIN_URL: "https://Lab.Example.org/store" }).joinUrl).toBe("https://lab.example.org/store");
+  });
+
   it("numbers APP_PORTS' instances in order and reads the single ports", () => {
     const cfg = readConfig({ APP_PORTS: " 4001 ,4002,,4003", PUBLIC_PORT: " 8080 ", STACK_CONTROL_PORT: "9000" });
     expect(cfg.apps.map((a) => [a.index, a.port, a.instance])).toEqual([
@@ -138,6 +145,9 @@ describe("readConfig invalid values", () => {
     [{ APP_PORTS: "," }, "APP_PORTS: list at least one port"],
     [{ PUBLIC_PORT: "0" }, 'PUBLIC_PORT: "0" is not a TCP port'],
     [{ STACK_CONTROL_PORT: "65536" }, 'STACK_CONTROL_PORT: "65536" is not a TCP port'],
+    [{ JOIN_URL: "ftp://192.168.1.20" }, 'JOIN_URL: "ftp://192.168.1.20" must be an http:// or https:// address (e.g. http://192.168.1.20:3000, this laptop\'s address on the room\'s network and the port you published)'],
+    [{ JOIN_URL: "192.168.1.20:3000" }, 'JOIN_URL: "192.168.1.20:3000" is not an address (e.g. http://192.168.1.20:3000, this laptop\'s address on the room\'s network and the port you published)'],
+    [{ JOIN_URL: "http://admin:secret@192.168.1.20:3000" }, "JOIN_URL: leave the user and password out: everyone in the room sees this address"],
   ])("%j → %s", (env, message) => {
     expect(configError(env).message).toBe(message);
   });

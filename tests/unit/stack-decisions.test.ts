@@ -15,7 +15,7 @@ import { POSTGRES_STALE, postgres } from "../../scripts/stack/services/postgres"
 import { REDIS_STALE, redis } from "../../scripts/stack/services/redis";
 import { SERVICES } from "../../scripts/stack/services/index";
 import { etcd } from "../../scripts/stack/services/etcd";
-import { network } from "../../scripts/stack/services/network";
+import { hasNetAdmin, network } from "../../scripts/stack/services/network";
 import { pgbouncer } from "../../scripts/stack/services/pgbouncer";
 import { redisCluster } from "../../scripts/stack/services/redis-cluster";
 import { sentinel, sentinelRedis } from "../../scripts/stack/services/sentinel";
@@ -148,5 +148,17 @@ describe("service order", () => {
 
   it("starts the network first (every connection is marked from its first packet), then Postgres (its initdb blocks), Redis, the lock services' clusters and PgBouncer, the apps and nginx", () => {
     expect(SERVICES).toEqual([network, postgres, redis, sentinelRedis, sentinel, redisCluster, zookeeper, etcd, pgbouncer, apps, nginx]);
+  });
+});
+
+describe("the network service's capability check", () => {
+  // /proc/self/status of root in a container: Docker's default set, and with --cap-add NET_ADMIN (bit 12).
+  const status = (capEff: string) => `Name:\tnode\nCapInh:\t0000000000000000\nCapEff:\t${capEff}\nCapBnd:\t${capEff}\n`;
+  it("sees NET_ADMIN in the effective set, or its absence (a container started without --cap-add NET_ADMIN)", () => {
+    expect(hasNetAdmin(status("00000000a80425fb"))).toBe(false);
+    expect(hasNetAdmin(status("00000000a80435fb"))).toBe(true);
+    expect(hasNetAdmin(status("000001ffffffffff"))).toBe(true);
+    // No /proc to read: nft itself will say whether it may.
+    expect(hasNetAdmin("")).toBe(true);
   });
 });

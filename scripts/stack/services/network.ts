@@ -3,9 +3,11 @@
 //   GET  /network          the links, the names `primary` and `replica` stand for now, the cuts
 //   POST /network/grudge   { cuts: [{ client, server, direction }], isolate?: [member] } replaces them
 //   POST /network/heal     removes every cut (so does POST /reset-faults)
-// Needs root (group ids for the children, nftables) and Debian's nftables; without them the stack
-// runs as before and these routes answer 503 network_unavailable, saying why.
+// Needs root (group ids for the children, nftables), the NET_ADMIN capability (a container has it
+// only with --cap-add NET_ADMIN) and Debian's nftables; without them the stack runs as before and
+// these routes answer 503 network_unavailable, saying why.
 
+import fs from "node:fs";
 import type { StackConfig } from "../config";
 import { HttpError } from "../errors";
 import { ok, say, warn } from "../log";
@@ -104,9 +106,32 @@ export function namesAlias(body: unknown): boolean {
  */
 export type NetworkUnavailable = { readonly code: "not_root" | "no_nft" | "nft_failed" | "nft_ended" | "not_started"; readonly text: string };
 
+function ownStatus(): string {
+  try {
+    return fs.readFileSync("/proc/self/status", "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** CAP_NET_ADMIN's bit in /proc/<pid>/status' CapEff: what nftables needs, root or not. */
+const CAP_NET_ADMIN = 12n;
+
+/**
+ * Whether this process may change the packet filter; true when it cannot tell (no /proc). Root in
+ * a container lacks it unless the container was started with --cap-add NET_ADMIN.
+ */
+export function hasNetAdmin(status = ownStatus()): boolean {
+  const m = /^CapEff:\s*([0-9a-f]+)$/m.exec(status);
+  return m ? ((BigInt(`0x${m[1]}`) >> CAP_NET_ADMIN) & 1n) === 1n : true;
+}
+
 function unavailableReason(nft: string | null): NetworkUnavailable | null {
   if (process.getuid?.() !== 0) return { code: "not_root", text: "the stack is not running as root (it needs group ids for its children and nftables)" };
   if (!nft) return { code: "no_nft", text: "nft is not installed (Debian's nftables package)" };
+  if (!hasNetAdmin()) {
+    return { code: "nft_failed", text: "this process lacks the NET_ADMIN capability; start the container with --cap-add NET_ADMIN" };
+  }
   return null;
 }
 

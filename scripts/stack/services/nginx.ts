@@ -1,5 +1,5 @@
-// nginx in front of the app instances, on PUBLIC_PORT: nginx/nginx.conf.template (shared with
-// docker-compose) rendered to .stack/nginx/nginx.conf, nginx run as a child in the foreground.
+// nginx in front of the app instances, on PUBLIC_PORT: nginx/nginx.conf.template rendered to
+// .stack/nginx/nginx.conf, nginx run as a child in the foreground.
 
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -129,7 +129,9 @@ export const nginx: ServiceFactory = (ctx): Service => {
 
   const exposure = () => {
     const lan = !isLoopback(cfg.publicHost);
-    return { lan, storeUrls: storeUrls(cfg.publicHost, cfg.publicPort), adminFromLan: lan && cfg.adminFromLan };
+    // The instructor's JOIN_URL, when given, is the one address phones are shown.
+    const urls = cfg.joinUrl ? [cfg.joinUrl] : storeUrls(cfg.publicHost, cfg.publicPort);
+    return { lan, storeUrls: urls, adminFromLan: lan && cfg.adminFromLan };
   };
 
   /** Says what is reachable from where, so nobody exposes the store without knowing it. */
