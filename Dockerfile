@@ -88,6 +88,11 @@ ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
 # loopback either. The password guards them; publish on 127.0.0.1 (-p 127.0.0.1:3000:3000) to keep
 # the lab to this laptop.
 ENV PUBLIC_HOST=0.0.0.0 ADMIN_FROM_LAN=1
+# Docker Desktop (macOS, Windows) passes no phone's address into a container: the whole class arrives
+# from its gateway. So one address may hold a room of people here (each phone its own cookie, each
+# its own person); on a Linux host, where the container sees each phone's address, set the
+# projector's People per address back to 1 (or run with -e ROOM_PEOPLE_PER_ADDRESS=1).
+ENV ROOM_PEOPLE_PER_ADDRESS=60
 EXPOSE 3000
 # tini reaps the processes the lab's runners leave to it and passes Ctrl-C / `docker stop` on to
 # the stack runner, which stops every server in order and exits.

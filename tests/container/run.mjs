@@ -12,7 +12,8 @@
 //     exactly 50 and under none sells units twice, each sale counted by this file's own checker
 //     (Postgres and Redis read inside the container with psql and redis-cli, never the app's
 //     figures); one lab card of each fault kind (kill, clock jump, link cut, failover) shows its
-//     pitfall and its fix; `podman stop` ends every process in order and leaves none;
+//     pitfall and its fix; thirty phones behind the one address podman gives every client of the
+//     published port are thirty people; `podman stop` ends every process in order and leaves none;
 //  4. runs it without NET_ADMIN: the link grid says why, and a card still plays;
 //  5. runs docker-compose.yml (podman-compose) twice over its volume: the lab answers, and the
 //     password generated on the first start is the one the second prints.
@@ -496,7 +497,8 @@ async function main() {
       }
     }
 
-    thirtyPhonesBehindOneAddress();
+    await check("30 phones behind one address (podman's gateway) are 30 people: a one-per-buyer drop of 10 goes to 10 of them, none limited",
+      () => thirtyPhonesBehindOneAddress(PORT, cookie, checker));
 
     await check("podman stop: the stack stops every process in order, and none is left", async () => {
       const before = containerProcesses(RUN);
@@ -555,14 +557,40 @@ async function main() {
 }
 
 /**
- * The class behind one address (issue 57, item 3): 30 phones joining and buying through one
- * masqueraded address to the container's published port must be 30 people. The rule that makes
- * them so comes with issue 58, whose own test plays it natively from a network namespace; this step
- * is to drive it through the container, and until it does it says it did not run, rather than pass.
+ * The class behind one address: every phone reaches the container's published port through one
+ * address (Docker Desktop's gateway; here podman's, which masquerades what comes to 127.0.0.1:PORT).
+ * Thirty phones, each with its own cookie jar, join and tap Buy twice on a one-per-buyer drop of 10:
+ * they must be thirty people (the room's people per address, the image's default), ten of them get
+ * one unit each, and nginx turns none away as one phone's flood. The room API shows them all at one
+ * address, so the test knows the condition it claims held.
  */
-function thirtyPhonesBehindOneAddress() {
-  skip("30 phones behind one address are 30 people (join, buy, one per buyer, per-address limits)",
-    "the rule for a class behind one address is issue 58's, played natively by its own test; not yet played through this container");
+async function thirtyPhonesBehindOneAddress(port, cookie, checker) {
+  const room = await http(port, "GET", "/api/admin/room", { cookie });
+  assert(room.status === 200, `GET /api/admin/room answered ${room.status}`);
+  assert(room.json.room.peoplePerAddress >= 30 && room.json.room.sizedFor >= 30,
+    `the image's room allows ${room.json.room.peoplePerAddress} people per address (nginx sized for ${room.json.room.sizedFor}): a class behind one address would be one person`);
+  const drop = await http(port, "POST", "/api/admin/drop", { cookie, body: { stock: 10, countdownS: 0, onePerBuyer: true, strategy: "token-lua", workMs: 5 } });
+  assert(drop.status === 201, `the drop did not start: ${drop.status} ${drop.text.slice(0, 200)}`);
+  const saleId = drop.json.sale.id;
+  const joins = await Promise.all(Array.from({ length: 30 }, (_, i) => http(port, "POST", "/api/workshop/join", { body: { name: `Phone ${i + 1}` } })));
+  assert(joins.every((j) => j.status === 201), `joins answered ${joins.map((j) => j.status).join(" ")}`);
+  const cookies = joins.map((j) => j.headers.getSetCookie().find((c) => c.startsWith("locklab_buyer=")).split(";")[0]);
+  const buyers = new Set(joins.map((j) => j.json.buyer));
+  assert(buyers.size === 30, `30 phones joined as ${buyers.size} people`);
+  const seen = (await http(port, "GET", "/api/admin/room", { cookie })).json.room;
+  const theirs = seen.people.filter((person) => buyers.has(person.buyer));
+  const addresses = new Set(theirs.map((person) => person.address));
+  assert(theirs.length === 30 && addresses.size === 1, `the 30 phones arrived from ${addresses.size} addresses (${[...addresses].join(", ")}), not one`);
+  const taps = await Promise.all(cookies.flatMap((c) => [0, 1].map(() => http(port, "POST", "/api/buy", { cookie: c, body: { buyer: "ignored" } }))));
+  const limited = taps.filter((t) => t.status === 429);
+  assert(limited.length === 0, `${limited.length} taps were turned away by a limit: ${limited[0]?.text.slice(0, 200)}`);
+  const bought = taps.filter((t) => t.status === 201);
+  const winners = new Set(bought.map((t) => t.json.order.buyer));
+  assert(bought.length === 10 && winners.size === 10, `${bought.length} units went to ${winners.size} people`);
+  const checked = await checker.settledSale(saleId);
+  assert(checked.orders === 10 && checked.doubleSold === 0 && checked.lostUnits === 0 && checked.phantomUnits === 0, `not honest: ${JSON.stringify(checked)}`);
+  for (const person of theirs) await http(port, "DELETE", `/api/admin/room/people/${person.buyer}`, { cookie });
+  return `30 people at ${[...addresses][0]}; 60 taps: 10 bought by 10 people, ${taps.filter((t) => t.json?.code === "one_per_buyer").length} one_per_buyer, ${taps.filter((t) => t.json?.code === "sold_out").length} sold_out, 0 limited; the checker: 10 orders, 0 twice, 0 lost`;
 }
 
 async function composeRuns() {
