@@ -187,8 +187,13 @@ describe("API errors in the request's language", () => {
     expect((await answer(open, "en")).body.fieldErrors).toEqual({ rate: ["the open model needs an arrival rate (buyers per second)"] });
     const both = refused(runCreateSchema, { durationMs: 10_000, totalRequests: 100 });
     expect((await answer(both, "zh-CN")).body.fieldErrors).toEqual({ totalRequests: ["时长和总请求数只能指定其中一个"] });
-    const still = refused(faultActionSchema, { action: "clock", node: 1, jumpS: 0 });
+    const still = refused(faultActionSchema, { action: "clock", node: 3, jumpS: 0 });
     expect((await answer(still, "ja")).body.fieldErrors).toEqual({ jumpS: ["0 秒のジャンプでは時計は動きません"] });
+    // Node 1 holds the store's own state: its clock is not the panel's to move, in any language.
+    const store = refused(faultActionSchema, { action: "clock", node: 1, jumpS: 15 });
+    expect((await answer(store, "en")).body.fieldErrors?.node?.[0]).toMatch(/^node 1 holds the store's own state/);
+    expect((await answer(refused(faultActionSchema, { action: "clock-rate", node: 1, rate: 2 }), "ko")).body.fieldErrors?.node?.[0]).toMatch(/^노드 1에는 스토어 자체의 상태/);
+    expect(faultActionSchema.safeParse({ action: "clock-reset", node: 1 }).success).toBe(true);
   });
 
   it("a route answers in the language the request asks for", async () => {

@@ -5,7 +5,8 @@ import { useState } from "react";
 import type { ActiveFaults } from "@/lib/lab/fault-actions";
 import { useErrorText } from "../../use-error-text";
 
-const NODES = [1, 2, 3, 4, 5] as const;
+/** Node 1 holds the store's own state (lib/lab/fault-action.ts): its clock is the lab cards' to move, not the panel's. */
+const NODES = [2, 3, 4, 5] as const;
 
 /**
  * A Redis node's real wall clock (the node runs under libfaketime): jump it ahead or back, make it
