@@ -12,9 +12,9 @@ export function FieldErrors({ messages }: { messages?: string[] }) {
 }
 
 /** A labelled control with its errors under it: the <label> wraps the control, so it names it. */
-function Field({ label, errors, children }: { label: string; errors?: string[]; children: ReactNode }) {
+function Field({ label, errors, wide, children }: { label: string; errors?: string[]; /** Two columns of the grid: a menu and a number side by side. */ wide?: boolean; children: ReactNode }) {
   return (
-    <label>
+    <label className={wide ? "wide" : undefined}>
       {label}
       {children}
       <FieldErrors messages={errors} />
@@ -73,7 +73,7 @@ export function RunFields({ initialStock, errors }: { initialStock: number; erro
       <Field label={model === "open" ? t("mostInFlight") : t("vus")} errors={errors.vus}>
         <input name="vus" type="number" min={1} defaultValue={50} />
       </Field>
-      <Field label={t("loadBound")} errors={[...(errors.totalRequests ?? []), ...(errors.durationMs ?? [])]}>
+      <Field label={t("loadBound")} errors={[...(errors.totalRequests ?? []), ...(errors.durationMs ?? [])]} wide>
         <span className="inline">
           <select name="bound" value={bound} onChange={(e) => setBound(e.target.value as typeof bound)} aria-label={t("loadBound")}>
             <option value="requests">{t("totalRequests")}</option>
