@@ -4,6 +4,7 @@ import { MESSAGES } from "@/lib/i18n/messages";
 import { LOAD_TOOLS } from "@/lib/validations/run";
 import { CARD_TERMS, englishWordsIn, missingKeysIn } from "../tests/support/untranslated";
 import { closeContexts, disconnect } from "./support";
+import { DESKTOP, PROJECTOR, expectAccessible, expectInFirstScreen, expectNothingWider, linesOf } from "./room-checks";
 
 /**
  * Every page a person sees, in each language the browser asks for: no message key shown in place
@@ -29,6 +30,48 @@ const DRIVER_BUYER = /\b(?:node|k6)-r\d+-\d+\b/g;
 async function wordsLeft(page: Page, locale: Locale): Promise<{ keys: string[]; english: string[] }> {
   const text = (await page.locator("body").innerText()).replace(DRIVER_BUYER, " ");
   return { keys: missingKeysIn(text, NAMESPACES), english: locale === "en" ? [] : englishWordsIn(text, [...NAMES, ...CARD_TERMS]) };
+}
+
+/**
+ * What the instructor came for is on the first screen of the dashboard and the lab, at a projector's
+ * 1280 × 720 and a desktop's 1920 × 1080; no page is wider than its window or cuts a card or table
+ * off; and axe-core finds no serious violation on any of them (e2e/room-checks.ts).
+ */
+async function whatTheRoomSees(page: Page, name: string, runId: number): Promise<void> {
+  for (const size of [PROJECTOR, DESKTOP]) {
+    await page.setViewportSize(size);
+    const at = `${name} at ${size.width}×${size.height}`;
+    if (name === "dashboard") {
+      await expectInFirstScreen(page, page.getByTestId("faults-panel"), `the faults' line, ${at}`);
+      await expectInFirstScreen(page, page.getByTestId("sale-verdict"), `the sale's verdict, ${at}`);
+      await expectInFirstScreen(page, page.getByTestId("sale-stats"), `the sale's figures, ${at}`);
+      await expectInFirstScreen(page, page.locator('select[name="strategy"]'), `the strategy, ${at}`);
+      await expectInFirstScreen(page, page.locator('input[name="lockTtlMs"]'), `the knobs, ${at}`);
+      await expectInFirstScreen(page, page.locator("form button.primary"), `the run's start, ${at}`);
+      await expect(page.getByTestId(`run-row-${runId}`).getByTestId("run-verdict")).toBeVisible();
+    }
+    if (name === "lab") {
+      await expectInFirstScreen(page, page.getByTestId("faults-panel"), `the faults' line, ${at}`);
+      await expectInFirstScreen(page, page.getByTestId("scenario-1").locator("h2"), `card 1, ${at}`);
+      await expectInFirstScreen(page, page.getByTestId("scenario-1").locator(".toolbar button.primary"), `card 1's Run, ${at}`);
+    }
+    await expectNothingWider(page, at);
+  }
+  await page.setViewportSize(PROJECTOR);
+  if (name === "dashboard") {
+    // Opened, the faults' controls fit too: every server's column of the link grid within the card.
+    await page.getByTestId("faults-toggle").click();
+    await expect(page.getByTestId("link-grid").or(page.getByTestId("link-grid-unavailable"))).toBeVisible();
+    await expectNothingWider(page, "the dashboard with the faults' controls open");
+    await page.getByTestId("faults-toggle").click();
+  }
+  if (name === "lab") {
+    // A card's outcome reads in three lines at most (e2e/i18n-lab.spec.ts ran card 1 before this).
+    for (const cell of (await page.locator('[data-testid^="scenario-"] td[data-testid="verdict"]').all()).slice(0, 6)) {
+      expect(await linesOf(cell), "an outcome's lines").toBeLessThanOrEqual(3);
+    }
+  }
+  await expectAccessible(page, name);
 }
 
 for (const locale of LOCALES) {
@@ -64,6 +107,8 @@ for (const locale of LOCALES) {
       await page.goto(path);
       await expect(page.getByTestId(ready).first()).toBeVisible({ timeout: 15_000 });
       found[name] = await wordsLeft(page, locale);
+      await whatTheRoomSees(page, name, runId);
+      await page.setViewportSize({ width: 1280, height: 900 });
     }
     await page.goto("/no-such-page");
     found.notFound = await wordsLeft(page, locale);

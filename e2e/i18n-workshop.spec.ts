@@ -6,6 +6,7 @@ import { MESSAGES } from "@/lib/i18n/messages";
 import { resetConfig } from "@/lib/sale/config";
 import { englishWordsIn, missingKeysIn } from "../tests/support/untranslated";
 import { closeContexts, disconnect, dropForm, prepareSale } from "./support";
+import { DESKTOP, OK_GREEN, PHONE, PROJECTOR, expectAccessible, expectInFirstScreen, expectNothingWider, expectTapTargets, fontPx } from "./room-checks";
 
 /**
  * Issue 26 as a class would try it, once per language: the instructor (a browser in English)
@@ -14,7 +15,10 @@ import { closeContexts, disconnect, dropForm, prepareSale } from "./support";
  * under names in the language's script, and race for two units under `none`. Every text the
  * phones and the projector show is then in that language (names, units and codes aside), no key
  * is missing, the anomaly list names people, and a screenshot of the projector and of a phone per
- * language is kept under test-results/i18n/ to be looked at.
+ * language is kept under test-results/i18n/ to be looked at. And what the room sees (e2e/room-checks.ts):
+ * the small phone's button while it counts down and its answer after the tap, on its first screen,
+ * with 44 px tap targets; the projector's first screen after the drop failed, at 1280 × 720 and
+ * 1920 × 1080, large enough for the back of the room; axe-core on both.
  */
 
 test.afterEach(closeContexts);
@@ -38,8 +42,9 @@ const CJK_FONT: Partial<Record<Locale, string>> = { ko: "Noto Sans CJK KR", ja: 
 const NAMESPACES = Object.keys(MESSAGES.en);
 const SHOTS = path.join("test-results", "i18n");
 
-async function openPhone(browser: Browser, browserLocale: string): Promise<Page> {
-  const context = await browser.newContext({ locale: browserLocale, viewport: { width: 390, height: 844 } });
+async function openPhone(browser: Browser, browserLocale: string, small = false): Promise<Page> {
+  // The first phone is a small one (360 × 740, touch): what the room sees is checked on it.
+  const context = await browser.newContext({ locale: browserLocale, ...(small ? { viewport: PHONE, isMobile: true, hasTouch: true } : { viewport: { width: 390, height: 844 } }) });
   const page = await context.newPage();
   await page.goto("/");
   await expect(page.getByTestId("strategy")).toBeVisible();
@@ -75,7 +80,7 @@ for (const locale of LOCALES) {
     await prepareSale({ strategy: "token-lua", workMs: 0 }, 100);
     // Two phones speak the room's language already; the third asks for English and is overruled by the pin.
     const phones = [
-      await openPhone(browser, BROWSER_LOCALE[locale]),
+      await openPhone(browser, BROWSER_LOCALE[locale], true),
       await openPhone(browser, BROWSER_LOCALE[locale]),
       await openPhone(browser, "en-US"),
     ];
@@ -83,7 +88,7 @@ for (const locale of LOCALES) {
 
     const form = await dropForm(projector);
     await form.locator('input[name="stock"]').fill("2");
-    await form.locator('input[name="countdownS"]').fill("8");
+    await form.locator('input[name="countdownS"]').fill("12");
     await form.locator('select[name="strategy"]').selectOption("none");
     await form.locator('input[name="workMs"]').fill("1200");
     await form.locator('select[name="locale"]').selectOption(locale);
@@ -110,11 +115,27 @@ for (const locale of LOCALES) {
       await phone.locator('form.join-form button[type="submit"]').click();
       await expect(phone.getByTestId("me")).toHaveText(names[i]!);
     }
+    // Waiting for the countdown, the small phone's Buy button is readable (axe checks its contrast),
+    // on the first screen, with every tap target 44 px and nothing wider than the screen.
+    const small = phones[0]!;
+    await expect(small.locator("button.buy")).toBeDisabled();
+    await expectInFirstScreen(small, small.locator("button.buy"), "the phone's Buy button");
+    await expectTapTargets(small);
+    await expectNothingWider(small, "the phone, counting down");
+    await expectAccessible(small, "the phone, counting down");
+    await expect(small.locator("button.buy"), "the countdown ended before the phone was checked").toBeDisabled();
+
     // The Buy button wakes at zero on every phone; all three tap at once.
     const buttons = phones.map((phone) => phone.locator("button.buy"));
     for (const button of buttons) await expect(button).toBeEnabled({ timeout: 20_000 });
     await Promise.all(buttons.map((button) => button.click()));
     for (const phone of phones) await expect(phone.getByTestId("outcome")).toBeVisible({ timeout: 20_000 });
+    // The answer is where the thumb is: on the first screen, under the button, in a live region.
+    await expectInFirstScreen(small, small.getByTestId("outcome"), "the answer to the tap");
+    await expect(small.locator(".outcome-slot[role='status']")).toContainText(await small.getByTestId("outcome").innerText());
+    await expectTapTargets(small);
+    await expectNothingWider(small, "the phone after its tap");
+    await expectAccessible(small, "the phone after its tap");
 
     // Under `none` all three bought two units: the projector says so, by name, in the room's language.
     await expect(projector.getByTestId("acc-orders")).toHaveText("3");
@@ -133,7 +154,34 @@ for (const locale of LOCALES) {
     // The projector's content; its header is the instructor's own (English) chrome.
     await expectIn(locale, room, names);
 
-    await projector.screenshot({ path: path.join(SHOTS, `${locale}-projector.png`), fullPage: true });
-    await phones[2]!.screenshot({ path: path.join(SHOTS, `${locale}-phone.png`), fullPage: true });
+    // The back of the room reads the projector's first screen: the drop's state, the stock, the verdict,
+    // the units sold twice and the first who-got-one line, at a projector's size and a desktop's; key
+    // numbers 40 px and more, captions and the list 24 px, the verdict as large as the stock, and
+    // "Sold out" never green on a drop that failed.
+    const stock = projector.getByTestId("projector-stock");
+    const verdict = projector.getByTestId("acc-verdict");
+    const twice = projector.getByTestId("projector-double-sold");
+    const firstWinner = projector.getByTestId("winners").locator("li").first();
+    for (const size of [PROJECTOR, DESKTOP]) {
+      await projector.setViewportSize(size);
+      for (const [locator, what] of [[projector.getByTestId("projector-countdown"), "the drop's state"], [stock, "the stock"], [verdict, "the verdict"],
+        [twice, "units sold twice"], [firstWinner, "who got one"]] as const) {
+        await expectInFirstScreen(projector, locator, `${what} at ${size.width}×${size.height}`);
+      }
+      await expectNothingWider(projector, `the projector at ${size.width}`);
+    }
+    await projector.setViewportSize(PROJECTOR);
+    expect(Number(await twice.innerText())).toBeGreaterThan(0);
+    expect(await fontPx(stock)).toBeGreaterThanOrEqual(40);
+    expect(await fontPx(twice)).toBeGreaterThanOrEqual(40);
+    expect(await fontPx(verdict)).toBeGreaterThanOrEqual(await fontPx(stock));
+    expect(await fontPx(projector.locator(".big-figures .caption").first())).toBeGreaterThanOrEqual(24);
+    expect(await fontPx(firstWinner)).toBeGreaterThanOrEqual(24);
+    expect(await projector.getByTestId("projector-countdown").evaluate((element) => getComputedStyle(element).color)).not.toBe(OK_GREEN);
+    await expectAccessible(projector, "the projector");
+
+    await projector.screenshot({ path: path.join(SHOTS, `${locale}-projector.png`) });
+    await small.screenshot({ path: path.join(SHOTS, `${locale}-phone.png`) });
+    await phones[2]!.screenshot({ path: path.join(SHOTS, `${locale}-phone-en-browser.png`), fullPage: true });
   });
 }

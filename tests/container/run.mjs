@@ -67,10 +67,6 @@ async function check(name, fn) {
     return false;
   }
 }
-function skip(name, reason) {
-  results.push({ name, status: "skip", time: "0.0 s", note: reason });
-  say(`\n- ${name}: SKIPPED, ${reason}`);
-}
 
 // ---------------------------------------------------------------------------------------------
 // commands
@@ -549,7 +545,7 @@ async function main() {
     cleanup();
     const failed = results.filter((r) => r.status === "FAIL");
     say(`\n${"-".repeat(100)}\nnpm run test:container: ${results.length} steps in ${secs(t0)}`);
-    for (const r of results) say(`${r.status === "pass" ? "✓" : r.status === "skip" ? "-" : "✗"} ${r.name} (${r.time})${r.status === "skip" ? ` SKIPPED: ${r.note}` : ""}`);
+    for (const r of results) say(`${r.status === "pass" ? "✓" : "✗"} ${r.name} (${r.time})`);
     if (!stackUp && !failed.length) say("✗ the lab never started");
     fs.rmSync(WORK, { recursive: true, force: true });
     process.exitCode = failed.length || !stackUp ? 1 : 0;
