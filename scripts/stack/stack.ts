@@ -19,7 +19,7 @@ import { controlRoutes, getStatus as statusOf, startControlServer } from "./cont
 import { StackError } from "./errors";
 import { ok, say, secondsSince, setQuiet, since, warn } from "./log";
 import { migrateAndSeed } from "./migrate";
-import { ENV_FILE, LOG_DIR, PID_DIR, STACK_DIR, mkdirp } from "./paths";
+import { ENV_FILE, LOG_DIR, PID_DIR, STACK_DIR, makePrivateDir, mkdirp, writePrivateFile } from "./paths";
 import { foreignPort, portAnswers } from "./ports";
 import { children, removePidFile, signal, spawnCount, writePidFile } from "./processes";
 import { STAGES, type Service, type Stage, type StackContext, type StackEnv, type StartOptions } from "./service";
@@ -42,15 +42,18 @@ export type { StackEnv, StartOptions } from "./service";
 export function adminPassword(): string {
   if (process.env.ADMIN_PASSWORD) return process.env.ADMIN_PASSWORD;
   const file = path.join(STACK_DIR, "admin-password");
+  makePrivateDir(STACK_DIR);
   try {
     const saved = fs.readFileSync(file, "utf8").trim();
-    if (saved.length >= 8) return saved;
+    if (saved.length >= 8) {
+      fs.chmodSync(file, 0o600); // one a copy or an old checkout left readable
+      return saved;
+    }
   } catch {
     // first start
   }
   const created = crypto.randomBytes(9).toString("base64url");
-  fs.mkdirSync(STACK_DIR, { recursive: true });
-  fs.writeFileSync(file, `${created}\n`, { mode: 0o600 });
+  writePrivateFile(file, `${created}\n`);
   return created;
 }
 
@@ -140,6 +143,7 @@ export async function startStack(opts: StartOptions = {}): Promise<StartedStack>
   setQuiet(Boolean(opts.quiet));
   const t0 = Date.now();
   const cfg = readConfig();
+  makePrivateDir(STACK_DIR); // 0700: the secrets, pidfiles and logs below are nobody else's
   mkdirp(LOG_DIR);
   mkdirp(PID_DIR);
   const stack = new Stack(cfg, opts);
@@ -163,7 +167,7 @@ export async function startStack(opts: StartOptions = {}): Promise<StartedStack>
     ok(`control API ${stack.env.STACK_CONTROL_URL}`);
     await stack.startStage("app");
     await stack.startStage("proxy");
-    fs.writeFileSync(ENV_FILE, envFileText(stack.env));
+    writePrivateFile(ENV_FILE, envFileText(stack.env)); // ADMIN_PASSWORD, STACK_CONTROL_TOKEN: 0600
     say(`✓ stack ready in ${secondsSince(t0)} — logs in ${path.relative(process.cwd(), LOG_DIR) || LOG_DIR}`);
   } catch (err) {
     await stopStack();

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { StackConfig } from "../config";
 import { StackError } from "../errors";
 import { tail } from "../log";
-import { LOG_DIR, ROOT, STACK_DIR, mkdirp } from "../paths";
+import { LOG_DIR, ROOT, STACK_DIR, makePrivateDir, mkdirp, writePrivateFile } from "../paths";
 import { connectHost } from "../ports";
 import { type ChildEnv, type ChildHandle, isAlive } from "../processes";
 
@@ -59,25 +59,97 @@ function lookupUser(name: string): PgOwner | null {
   return null;
 }
 
-/** Where the cluster lives and as whom it runs. initdb/postgres refuse root, so as root they run as
- * the `postgres` user, which must be able to reach the data directory. */
+/** Where the cluster lives when the postgres user cannot reach .stack (root's, 0700). */
+export const FALLBACK_PARENT = "/var/tmp";
+/** The fallback directory this checkout's cluster lives in, recorded so the next start finds it. */
+export const PG_LOCATION_FILE = path.join(STACK_DIR, "pg-location");
+
+/** This checkout's mark in the fallback's name, so two checkouts never share a cluster. */
+const checkoutHash = () => crypto.createHash("sha256").update(ROOT).digest("hex").slice(0, 10);
+
+/**
+ * A directory under `parent` this process may keep a cluster in: a real directory (lstat: never a
+ * symlink someone planted), named for this checkout, this user's, and nobody else may write in
+ * it. /var/tmp is everyone's: anything else found there is refused, never used.
+ */
+export function isOwnFallbackDir(dir: string, parent = FALLBACK_PARENT): boolean {
+  if (path.dirname(dir) !== parent || !path.basename(dir).startsWith(`locklab-${checkoutHash()}`)) return false;
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(dir);
+  } catch {
+    return false;
+  }
+  return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
+}
+
+/**
+ * The fallback directory: the one recorded in `record` while it is still ours; else the one an
+ * older run made at the predictable `<parent>/locklab-<hash>` if that is ours (root made it: it
+ * holds the cluster); else a new one made by mkdtemp (an unguessable name, created by this call,
+ * so nobody can have put anything there first). 0711: the postgres user may pass through to the
+ * cluster it owns inside, not list or write here.
+ */
+export function fallbackDir(parent = FALLBACK_PARENT, record = PG_LOCATION_FILE): string {
+  let recorded = "";
+  try {
+    recorded = fs.readFileSync(record, "utf8").trim();
+  } catch {
+    // first start, or .stack was removed
+  }
+  if (recorded && isOwnFallbackDir(recorded, parent)) return recorded;
+  const legacy = path.join(parent, `locklab-${checkoutHash()}`);
+  const dir = isOwnFallbackDir(legacy, parent) ? legacy : fs.mkdtempSync(path.join(parent, `locklab-${checkoutHash()}-`));
+  fs.chmodSync(dir, 0o711);
+  writePrivateFile(record, `${dir}\n`);
+  return dir;
+}
+
+let layout: PostgresState | null = null;
+
+/** Where the cluster lives and as whom it runs (decided once per process: postgres and pgbouncer
+ * ask). initdb/postgres refuse root, so as root they run as the `postgres` user, which must be
+ * able to reach the data directory: .stack is root's alone (0700), so it lives in fallbackDir(). */
 export function postgresLayout(): PostgresState {
+  if (layout) return layout;
   const bin = findPgBin();
   const isRoot = process.getuid?.() === 0;
   const owner = isRoot ? lookupUser("postgres") : null;
   let dataDir = path.join(STACK_DIR, "pg");
   let note: string | null = null;
   if (isRoot && owner) {
-    mkdirp(STACK_DIR, 0o755);
+    makePrivateDir(STACK_DIR);
     const probe = spawnSync("test", ["-x", STACK_DIR], { uid: owner.uid, gid: owner.gid });
     if (probe.status !== 0) {
-      const hash = crypto.createHash("sha256").update(ROOT).digest("hex").slice(0, 10);
-      const base = path.join("/var/tmp", `locklab-${hash}`);
-      dataDir = path.join(base, "pg");
-      note = `the postgres user cannot reach ${STACK_DIR}; the cluster lives in ${dataDir}`;
+      dataDir = path.join(fallbackDir(), "pg");
+      note = `the postgres user cannot reach ${STACK_DIR} (0700); the cluster lives in ${dataDir}`;
     }
   }
-  return { bin, owner, dataDir, note, managed: false, handle: null };
+  layout = { bin, owner, dataDir, note, managed: false, handle: null };
+  return layout;
+}
+
+/**
+ * A cluster an older run kept in .stack/pg, which the postgres user can no longer reach now that
+ * .stack is 0700, moves to the fallback directory once, with its orders, sales and runs. Only
+ * when no postmaster still runs on it (called after the stale cleanup) and none is there yet.
+ */
+export function moveOldCluster(pg: PostgresState): string | null {
+  const old = path.join(STACK_DIR, "pg");
+  if (pg.dataDir === old || !fs.existsSync(path.join(old, "PG_VERSION")) || fs.existsSync(path.join(pg.dataDir, "PG_VERSION"))) return null;
+  removeDeadPostmasterPid(old);
+  if (fs.existsSync(path.join(old, "postmaster.pid"))) return null; // still running: left where it is
+  fs.rmSync(pg.dataDir, { recursive: true, force: true });
+  try {
+    fs.renameSync(old, pg.dataDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
+    // Another file system: a copy that keeps owners and modes, then the old one goes.
+    const copy = spawnSync("cp", ["-a", old, pg.dataDir], { encoding: "utf8" });
+    if (copy.status !== 0) throw new StackError(`could not move the old cluster ${old} to ${pg.dataDir}: ${copy.stderr.trim()}`);
+    fs.rmSync(old, { recursive: true, force: true });
+  }
+  return old;
 }
 
 export function asPgOwner(pg: PostgresState): { uid?: number; gid?: number } {

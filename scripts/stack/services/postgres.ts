@@ -24,6 +24,7 @@ import {
   asPgOwner,
   ensureRoleAndDatabases,
   initCluster,
+  moveOldCluster,
   pgEnv,
   postgresLayout,
   psql,
@@ -113,7 +114,11 @@ export const postgres: ServiceFactory = ({ cfg }): Service => {
     stage: "store",
     stale: POSTGRES_STALE,
 
-    cleanup: () => removeDeadPostmasterPid(pg.dataDir),
+    cleanup() {
+      const moved = moveOldCluster(pg);
+      if (moved) say(`✓ moved the cluster from ${moved} to ${pg.dataDir} (the postgres user cannot reach .stack, which is 0700 now)`);
+      removeDeadPostmasterPid(pg.dataDir);
+    },
 
     async claim() {
       pg.managed = true;
