@@ -1,15 +1,16 @@
 import { spawn } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync } from "node:fs";
 import path from "node:path";
+import { openRunLog } from "../stack/run-files";
 import { finishLabRun, getLabRun } from "./lab-runs";
 
 /**
  * Starts the scenario runner for a lab run in its own process: a scenario may kill the very app
- * instance that received the click, so it never runs inside one.
+ * instance that received the click, so it never runs inside one. Its log is lab-run-<id>.log in
+ * the stack's logs (lib/stack/run-files.ts).
  */
 export function launchLabRun(labRunId: number): void {
-  const log = openSync(path.join(tmpdir(), `lock-lab-lab-run-${labRunId}.log`), "a");
+  const { fd: log } = openRunLog(`lab-run-${labRunId}.log`);
   const child = spawn(process.execPath, ["--import", "tsx", path.join("scripts", "lab-scenario-runner.ts"), String(labRunId)], {
     cwd: process.cwd(),
     stdio: ["ignore", log, log],
