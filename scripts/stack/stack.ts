@@ -7,8 +7,9 @@
 //
 // Every child runs in its own process group, so Ctrl-C reaches only the supervisor, which stops the
 // children in order (nginx, apps, Redis, Postgres) and waits for each. Pidfiles under .stack/pids
-// let the next start clean up after a supervisor that was killed with SIGKILL. The services
-// themselves are in services/ (listed in services/index.ts); this module orchestrates them.
+// name every child's group: a reaper process (reaper.mjs) stops them all the moment the supervisor
+// is gone, even by SIGKILL or the OOM killer, and the next start cleans up whatever is left. The
+// services themselves are in services/ (listed in services/index.ts); this module orchestrates them.
 
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -21,10 +22,10 @@ import { ok, say, secondsSince, setQuiet, since, warn } from "./log";
 import { migrateAndSeed } from "./migrate";
 import { ENV_FILE, LOG_DIR, PID_DIR, STACK_DIR, makePrivateDir, mkdirp, writePrivateFile } from "./paths";
 import { foreignPort, portAnswers } from "./ports";
-import { children, removePidFile, signal, spawnCount, writePidFile } from "./processes";
+import { children, removePidFile, signal, spawnCount, startReaper, stopReaper, writePidFile } from "./processes";
 import { STAGES, type Service, type Stage, type StackContext, type StackEnv, type StartOptions } from "./service";
 import { SERVICES } from "./services/index";
-import { cleanStale } from "./stale";
+import { LAB_RUNNER_RULE, cleanStale, stopRecorded } from "./stale";
 
 export { DEFAULTS, readConfig } from "./config";
 export { StackError } from "./errors";
@@ -150,6 +151,7 @@ export async function startStack(opts: StartOptions = {}): Promise<StartedStack>
   await cleanStale(stack.services.flatMap((s) => (s.stale ? [s.stale] : [])));
   for (const service of stack.services) service.cleanup?.();
   writePidFile("supervisor", { pid: process.pid, kind: "supervisor" });
+  await startReaper(); // before the first child: none may outlive this process, however it ends
   stack.env = stackEnv(cfg, adminPassword());
   current = stack;
   if (opts.handleSignals !== false) installSignalHandlers();
@@ -192,11 +194,13 @@ export function stopStack(): Promise<void> {
     const t0 = Date.now();
     stack.control?.close();
     stack.control?.closeAllConnections?.();
+    await stopRecorded(LAB_RUNNER_RULE); // a lab run in progress, before the servers it uses go
     for (const service of stopOrder(stack.services)) await service.stop();
     const left = [...children].map((h) => `${h.name} (pid ${h.pid})`);
     for (const h of children) signal(h.pid, "SIGKILL");
     removePidFile("supervisor");
     fs.rmSync(ENV_FILE, { force: true });
+    stopReaper();
     if (left.length) warn(`killed leftover processes: ${left.join(", ")}`);
     else if (spawnCount() > stack.spawnedBefore) say(`✓ stack stopped (${since(t0)}), no process left`);
     current = null;
