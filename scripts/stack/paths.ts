@@ -17,12 +17,26 @@ export function mkdirp(dir: string, mode?: number): string {
   return dir;
 }
 
+/** A system user's ids, from /etc/passwd; null when there is no such user. */
+export function systemUser(name: string): { uid: number; gid: number; home: string | undefined } | null {
+  try {
+    for (const line of fs.readFileSync("/etc/passwd", "utf8").split("\n")) {
+      const f = line.split(":");
+      if (f[0] === name) return { uid: Number(f[2]), gid: Number(f[3]), home: f[5] };
+    }
+  } catch {
+    /* no passwd */
+  }
+  return null;
+}
+
 /**
  * Makes `dir` a directory only this user can enter (0700), as it is now or as an older run left it
  * (0755): the stack's secrets (stack.env, admin-password), its pidfiles and logs are nobody else's
- * on a shared laptop. Refuses a symlink or another user's directory rather than use it.
+ * on a shared laptop. With `passGid`, that group may pass through to names it knows, and list,
+ * read or write nothing (0710). Refuses a symlink or another user's directory rather than use it.
  */
-export function makePrivateDir(dir: string): string {
+export function makePrivateDir(dir: string, passGid?: number): string {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = fs.lstatSync(dir);
   if (!stat.isDirectory()) throw new StackError(`${dir} is not a directory (a symlink?): remove it and start again`);
@@ -30,8 +44,22 @@ export function makePrivateDir(dir: string): string {
   if (uid !== undefined && stat.uid !== uid) {
     throw new StackError(`${dir} belongs to uid ${stat.uid}, not to this user (uid ${uid}): start the stack as its owner, or remove it`);
   }
-  if ((stat.mode & 0o777) !== 0o700) fs.chmodSync(dir, 0o700);
+  if (passGid !== undefined && stat.gid !== passGid) fs.lchownSync(dir, stat.uid, passGid);
+  const mode = passGid === undefined ? 0o700 : 0o710;
+  if ((stat.mode & 0o7777) !== mode) fs.chmodSync(dir, mode);
   return dir;
+}
+
+/**
+ * .stack: 0700. As root, Postgres and PgBouncer run as the `postgres` user (they refuse root) and
+ * keep their cluster and config in .stack (.stack/pg, .stack/pgbouncer-1): that user's group may
+ * pass through (0710, root:postgres) to the directories it owns there, and cannot list .stack,
+ * write in it, or read its secrets (root's, 0600), logs or pidfiles (0700). Strict 0700 would put
+ * the cluster outside .stack, where a docker volume on .stack no longer holds it.
+ */
+export function makeStackDir(): string {
+  const postgres = process.getuid?.() === 0 ? systemUser("postgres") : null;
+  return makePrivateDir(STACK_DIR, postgres?.gid);
 }
 
 /**

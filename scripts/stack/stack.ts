@@ -20,7 +20,7 @@ import { controlRoutes, getStatus as statusOf, startControlServer } from "./cont
 import { StackError } from "./errors";
 import { ok, say, secondsSince, setQuiet, since, warn } from "./log";
 import { migrateAndSeed } from "./migrate";
-import { ENV_FILE, LOG_DIR, PID_DIR, STACK_DIR, makePrivateDir, mkdirp, writePrivateFile } from "./paths";
+import { ENV_FILE, LOG_DIR, PID_DIR, STACK_DIR, makePrivateDir, makeStackDir, writePrivateFile } from "./paths";
 import { foreignPort, portAnswers } from "./ports";
 import { children, removePidFile, signal, spawnCount, startReaper, stopReaper, writePidFile } from "./processes";
 import { STAGES, type Service, type Stage, type StackContext, type StackEnv, type StartOptions } from "./service";
@@ -43,7 +43,7 @@ export type { StackEnv, StartOptions } from "./service";
 export function adminPassword(): string {
   if (process.env.ADMIN_PASSWORD) return process.env.ADMIN_PASSWORD;
   const file = path.join(STACK_DIR, "admin-password");
-  makePrivateDir(STACK_DIR);
+  makeStackDir();
   try {
     const saved = fs.readFileSync(file, "utf8").trim();
     if (saved.length >= 8) {
@@ -144,9 +144,9 @@ export async function startStack(opts: StartOptions = {}): Promise<StartedStack>
   setQuiet(Boolean(opts.quiet));
   const t0 = Date.now();
   const cfg = readConfig();
-  makePrivateDir(STACK_DIR); // 0700: the secrets, pidfiles and logs below are nobody else's
-  mkdirp(LOG_DIR);
-  mkdirp(PID_DIR);
+  makeStackDir(); // the secrets, pidfiles and logs below are nobody else's
+  makePrivateDir(LOG_DIR);
+  makePrivateDir(PID_DIR);
   const stack = new Stack(cfg, opts);
   await cleanStale(stack.services.flatMap((s) => (s.stale ? [s.stale] : [])));
   for (const service of stack.services) service.cleanup?.();

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -5,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // What another user of the laptop could read or plant: the stack's directory, its secret files,
 // and the directory under /var/tmp that holds Postgres' cluster when the postgres user cannot
-// reach .stack. Real files in a directory of the test's own (LOCKLAB_STACK_DIR), never .stack.
+// reach .stack (a checkout in root's 0700 home). Real files in a directory of the test's own
+// (LOCKLAB_STACK_DIR), never .stack; as root, tried as `nobody` and as `postgres`.
 
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "locklab-private-"));
 const stackDir = path.join(base, "stack");
@@ -17,6 +19,7 @@ type Paths = typeof import("../../scripts/stack/paths");
 type Cluster = typeof import("../../scripts/stack/services/postgres-cluster");
 type Stack = typeof import("../../scripts/stack/stack");
 let paths: Paths;
+let postgres: { uid: number; gid: number } | null = null;
 let cluster: Cluster;
 let stack: Stack;
 const savedStackDir = process.env.LOCKLAB_STACK_DIR;
@@ -26,6 +29,7 @@ beforeAll(async () => {
   process.env.LOCKLAB_STACK_DIR = stackDir; // read once, when paths.ts loads
   delete process.env.ADMIN_PASSWORD;
   paths = await import("../../scripts/stack/paths");
+  postgres = paths.systemUser("postgres");
   cluster = await import("../../scripts/stack/services/postgres-cluster");
   stack = await import("../../scripts/stack/stack");
 });
@@ -39,8 +43,12 @@ afterAll(() => {
 
 const modeOf = (file: string) => fs.lstatSync(file).mode & 0o777;
 
+/** Runs `sh -c script` as another user; true when it succeeds. */
+const as = (user: { uid: number; gid: number }, script: string) =>
+  spawnSync("sh", ["-c", script], { uid: user.uid, gid: user.gid, stdio: "ignore" }).status === 0;
+
 describe(".stack and its secrets", () => {
-  it("an older run's 0755 .stack and 0644 admin-password become 0700 and 0600, the password kept", () => {
+  it("an older run's 0755 .stack and 0644 admin-password become private, the password kept", () => {
     fs.mkdirSync(stackDir, { mode: 0o755 });
     fs.chmodSync(stackDir, 0o755);
     fs.writeFileSync(path.join(stackDir, "admin-password"), "kept-password-1\n", { mode: 0o644 });
@@ -48,8 +56,28 @@ describe(".stack and its secrets", () => {
     expect(paths.STACK_DIR).toBe(stackDir);
 
     expect(stack.adminPassword()).toBe("kept-password-1");
-    expect(modeOf(stackDir)).toBe(0o700);
+    // As root with a postgres user: root's, and the postgres group may only pass through (0710).
+    expect(modeOf(stackDir)).toBe(isRoot && postgres ? 0o710 : 0o700);
+    if (isRoot && postgres) expect(fs.lstatSync(stackDir).gid).toBe(postgres.gid);
     expect(modeOf(path.join(stackDir, "admin-password"))).toBe(0o600);
+  });
+
+  it.runIf(isRoot)("another user can neither enter .stack nor read a secret in it; postgres reaches only its own cluster", () => {
+    fs.chmodSync(base, 0o755); // the checkout around .stack is open to all, as a repository usually is
+    const secret = path.join(stackDir, "stack.env");
+    paths.writePrivateFile(secret, "ADMIN_PASSWORD=x\n");
+    expect(as(OTHER, `test -x ${stackDir}`)).toBe(false);
+    expect(as(OTHER, `cat ${secret}`)).toBe(false);
+    if (!postgres) return;
+    const cluster = path.join(stackDir, "pg");
+    fs.mkdirSync(cluster, { mode: 0o700 });
+    fs.chownSync(cluster, postgres.uid, postgres.gid);
+    expect(as(postgres, `touch ${cluster}/PG_VERSION`)).toBe(true);
+    expect(as(postgres, `ls ${stackDir}`)).toBe(false);
+    expect(as(postgres, `cat ${secret}`)).toBe(false);
+    expect(as(postgres, `cat ${path.join(stackDir, "admin-password")}`)).toBe(false);
+    expect(as(postgres, `touch ${stackDir}/planted`)).toBe(false);
+    fs.rmSync(cluster, { recursive: true });
   });
 
   it("a first password is made 0600", () => {
@@ -139,23 +167,5 @@ describe("Postgres' fallback directory when the postgres user cannot reach .stac
     // Group- or world-writable: someone may have put things in it.
     fs.chmodSync(legacy, 0o777);
     expect(cluster.isOwnFallbackDir(legacy, parent)).toBe(false);
-  });
-
-  it("an old cluster in .stack/pg moves to the fallback once, unless its postmaster still runs", () => {
-    const old = path.join(stackDir, "pg");
-    fs.mkdirSync(old, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(path.join(old, "PG_VERSION"), "15\n");
-    fs.writeFileSync(path.join(old, "postmaster.pid"), `${process.pid}\n`); // alive: running on it
-    const dataDir = path.join(cluster.fallbackDir(parent, record), "pg");
-    const pg = { bin: null, owner: null, dataDir, note: "fallback", managed: false, handle: null };
-    expect(cluster.moveOldCluster(pg)).toBeNull();
-    expect(fs.existsSync(path.join(old, "PG_VERSION"))).toBe(true);
-
-    fs.writeFileSync(path.join(old, "postmaster.pid"), "999999999\n"); // its postmaster is gone
-    expect(cluster.moveOldCluster(pg)).toBe(old);
-    expect(fs.existsSync(old)).toBe(false);
-    expect(fs.readFileSync(path.join(dataDir, "PG_VERSION"), "utf8")).toBe("15\n");
-    expect(fs.existsSync(path.join(dataDir, "postmaster.pid"))).toBe(false);
-    expect(cluster.moveOldCluster(pg)).toBeNull(); // once
   });
 });

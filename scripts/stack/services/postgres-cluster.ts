@@ -8,7 +8,7 @@ import path from "node:path";
 import type { StackConfig } from "../config";
 import { StackError } from "../errors";
 import { tail } from "../log";
-import { LOG_DIR, ROOT, STACK_DIR, makePrivateDir, mkdirp, writePrivateFile } from "../paths";
+import { LOG_DIR, ROOT, STACK_DIR, makeStackDir, mkdirp, systemUser, writePrivateFile } from "../paths";
 import { connectHost } from "../ports";
 import { type ChildEnv, type ChildHandle, isAlive } from "../processes";
 
@@ -47,19 +47,7 @@ function findPgBin(): string | null {
   return null;
 }
 
-function lookupUser(name: string): PgOwner | null {
-  try {
-    for (const line of fs.readFileSync("/etc/passwd", "utf8").split("\n")) {
-      const f = line.split(":");
-      if (f[0] === name) return { uid: Number(f[2]), gid: Number(f[3]), home: f[5] };
-    }
-  } catch {
-    /* no passwd */
-  }
-  return null;
-}
-
-/** Where the cluster lives when the postgres user cannot reach .stack (root's, 0700). */
+/** Where the cluster lives when the postgres user cannot reach .stack (a directory above it is closed to it). */
 export const FALLBACK_PARENT = "/var/tmp";
 /** The fallback directory this checkout's cluster lives in, recorded so the next start finds it. */
 export const PG_LOCATION_FILE = path.join(STACK_DIR, "pg-location");
@@ -108,48 +96,26 @@ export function fallbackDir(parent = FALLBACK_PARENT, record = PG_LOCATION_FILE)
 let layout: PostgresState | null = null;
 
 /** Where the cluster lives and as whom it runs (decided once per process: postgres and pgbouncer
- * ask). initdb/postgres refuse root, so as root they run as the `postgres` user, which must be
- * able to reach the data directory: .stack is root's alone (0700), so it lives in fallbackDir(). */
+ * ask). initdb/postgres refuse root, so as root they run as the `postgres` user, which passes
+ * through .stack to .stack/pg (paths.ts, makeStackDir) unless a directory above it is closed to
+ * that user (a checkout in root's 0700 home): then the cluster lives in fallbackDir(). */
 export function postgresLayout(): PostgresState {
   if (layout) return layout;
   const bin = findPgBin();
   const isRoot = process.getuid?.() === 0;
-  const owner = isRoot ? lookupUser("postgres") : null;
+  const owner = isRoot ? systemUser("postgres") : null;
   let dataDir = path.join(STACK_DIR, "pg");
   let note: string | null = null;
   if (isRoot && owner) {
-    makePrivateDir(STACK_DIR);
+    makeStackDir();
     const probe = spawnSync("test", ["-x", STACK_DIR], { uid: owner.uid, gid: owner.gid });
     if (probe.status !== 0) {
       dataDir = path.join(fallbackDir(), "pg");
-      note = `the postgres user cannot reach ${STACK_DIR} (0700); the cluster lives in ${dataDir}`;
+      note = `the postgres user cannot reach ${STACK_DIR}; the cluster lives in ${dataDir}`;
     }
   }
   layout = { bin, owner, dataDir, note, managed: false, handle: null };
   return layout;
-}
-
-/**
- * A cluster an older run kept in .stack/pg, which the postgres user can no longer reach now that
- * .stack is 0700, moves to the fallback directory once, with its orders, sales and runs. Only
- * when no postmaster still runs on it (called after the stale cleanup) and none is there yet.
- */
-export function moveOldCluster(pg: PostgresState): string | null {
-  const old = path.join(STACK_DIR, "pg");
-  if (pg.dataDir === old || !fs.existsSync(path.join(old, "PG_VERSION")) || fs.existsSync(path.join(pg.dataDir, "PG_VERSION"))) return null;
-  removeDeadPostmasterPid(old);
-  if (fs.existsSync(path.join(old, "postmaster.pid"))) return null; // still running: left where it is
-  fs.rmSync(pg.dataDir, { recursive: true, force: true });
-  try {
-    fs.renameSync(old, pg.dataDir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
-    // Another file system: a copy that keeps owners and modes, then the old one goes.
-    const copy = spawnSync("cp", ["-a", old, pg.dataDir], { encoding: "utf8" });
-    if (copy.status !== 0) throw new StackError(`could not move the old cluster ${old} to ${pg.dataDir}: ${copy.stderr.trim()}`);
-    fs.rmSync(old, { recursive: true, force: true });
-  }
-  return old;
 }
 
 export function asPgOwner(pg: PostgresState): { uid?: number; gid?: number } {

@@ -24,7 +24,6 @@ import {
   asPgOwner,
   ensureRoleAndDatabases,
   initCluster,
-  moveOldCluster,
   pgEnv,
   postgresLayout,
   psql,
@@ -114,11 +113,7 @@ export const postgres: ServiceFactory = ({ cfg }): Service => {
     stage: "store",
     stale: POSTGRES_STALE,
 
-    cleanup() {
-      const moved = moveOldCluster(pg);
-      if (moved) say(`✓ moved the cluster from ${moved} to ${pg.dataDir} (the postgres user cannot reach .stack, which is 0700 now)`);
-      removeDeadPostmasterPid(pg.dataDir);
-    },
+    cleanup: () => removeDeadPostmasterPid(pg.dataDir),
 
     async claim() {
       pg.managed = true;
