@@ -113,7 +113,8 @@ async function installStarted(): Promise<void> {
 /** What the fake apt-get saw at the policy path while it installed. */
 const policyDuringInstall = () => fs.readFileSync(path.join(dir, "policy-during-install"), "utf8");
 
-describe("the bootstrap's apt step puts the machine back", () => {
+// Each case starts Node and the fake apt-get: more than vitest's 5 s default on a busy machine.
+describe("the bootstrap's apt step puts the machine back", { timeout: 30_000 }, () => {
   it("installs with the marked policy-rc.d in place, and removes it afterwards", async () => {
     const { ended } = startStep("ok");
     const end = await ended;

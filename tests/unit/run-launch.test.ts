@@ -62,7 +62,8 @@ afterAll(async () => {
   fs.rmSync(logDir, { recursive: true, force: true });
 });
 
-describe("a load run's driver, as the app starts it", () => {
+// A real driver process (Node and autocannon starting): more than vitest's 5 s default on a busy machine.
+describe("a load run's driver, as the app starts it", { timeout: 30_000 }, () => {
   it("gets the run's token by environment: not on its command line, and still reports with it", async () => {
     process.env.LOCKLAB_LOG_DIR = logDir; // what the stack gives its app instances
     const token = crypto.randomBytes(24).toString("base64url");

@@ -12,6 +12,8 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 // carries a mark in its environment, which is how the test finds them all in /proc.
 
 const FIXTURE = path.resolve(__dirname, "../fixtures/fake-runner.ts");
+/** Starting the fake runner (tsx) and its children takes a second or two on a busy 2-core machine. */
+const TEST_TIMEOUT_MS = 60_000;
 const ROOT = path.resolve(__dirname, "../..");
 const dirs: string[] = [];
 const marks: string[] = [];
@@ -137,7 +139,7 @@ describe("nothing outlives the stack runner", () => {
     const log = fs.readFileSync(path.join(runner.stackDir, "logs", "reaper.log"), "utf8");
     expect(log).toContain("SIGKILL to"); // the one deaf to SIGTERM needed it
     expect(log).toContain("every process stopped");
-  });
+  }, TEST_TIMEOUT_MS);
 
   it("a clean stop stops the lab runner itself, before its children; the reaper finds nothing left", async () => {
     const runner = await startFakeRunner();
@@ -148,7 +150,7 @@ describe("nothing outlives the stack runner", () => {
     expect(await within(3000, () => marked(runner.mark).length === 0)).not.toBeNull();
     expect(await within(1000, () => reaper === undefined || !alive(reaper))).not.toBeNull();
     expect(fs.readFileSync(path.join(runner.stackDir, "logs", "reaper.log"), "utf8")).not.toContain("runner gone; stopping");
-  });
+  }, TEST_TIMEOUT_MS);
 });
 
 describe("the next start's stale cleanup and a lab runner's pidfile", () => {
@@ -183,5 +185,5 @@ describe("the next start's stale cleanup and a lab runner's pidfile", () => {
     expect(alive(stranger.pid!)).toBe(true);
     expect(alive(left.pid!)).toBe(false);
     expect(fs.readdirSync(PID_DIR)).toEqual([]);
-  });
+  }, TEST_TIMEOUT_MS);
 });
