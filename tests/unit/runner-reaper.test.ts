@@ -94,7 +94,7 @@ async function startFakeRunner(): Promise<FakeRunner> {
   const child = spawn(process.execPath, ["--import", "tsx", FIXTURE], {
     cwd: ROOT,
     env: { ...process.env, LOCKLAB_STACK_DIR: stackDir, LOCKLAB_REAPER_TEST: mark },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"], // if this test process dies, the closed pipe ends the fake runner
   });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk));
