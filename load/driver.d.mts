@@ -66,6 +66,6 @@ export declare function progressLine(
   counts: LoadCounts,
   goal: { total?: number; elapsedMs: number; durationMs?: number },
 ): string;
-export declare function parseCliArgs(argv: string[]):
+export declare function parseCliArgs(argv: string[], env?: Record<string, string | undefined>):
   | { help: true }
   | (Omit<LoadOptions, "run"> & { help?: undefined; run?: { id: number; token: string } });

@@ -7,12 +7,13 @@
  * 409 sold out, 423 busy, anything else (and every network error or timeout) an error — and
  * latency percentiles are computed from every single answer (autocannon's histogram has no p95).
  *
- *   node load/driver.mjs --url http://127.0.0.1:3000 --vus 50 (--requests N | --duration-ms N)
- *                        [--run ID --token TOKEN] [--quiet] [--timeout-ms N] [--max-ms N]
+ *   [RUN_TOKEN=…] node load/driver.mjs --url http://127.0.0.1:3000 --vus 50 (--requests N | --duration-ms N)
+ *                        [--run ID] [--quiet] [--timeout-ms N] [--max-ms N]
  *
- * With --run, it reports progress to the run API every ~500 ms and posts the summary when done;
- * the app server spawns it that way for the dashboard's Run button, so it is plain ESM that
- * needs nothing but Node ≥ 20 and autocannon.
+ * With --run, it reports progress to the run API every ~500 ms and posts the summary when done,
+ * with the run's token from RUN_TOKEN (never an option: a command line is anyone's to read). The
+ * app server spawns it that way for the dashboard's Run button, so it is plain ESM that needs
+ * nothing but Node ≥ 20 and autocannon.
  */
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
@@ -215,11 +216,14 @@ export async function runLoad(input) {
   return summary;
 }
 
-const USAGE = `usage: node load/driver.mjs --url http://127.0.0.1:3000 --vus 50 (--requests N | --duration-ms N)
-                          [--rate N [--ramp-ms N]] [--run ID --token TOKEN] [--quiet] [--timeout-ms N] [--max-ms N]`;
+const USAGE = `usage: [RUN_TOKEN=…] node load/driver.mjs --url http://127.0.0.1:3000 --vus 50 (--requests N | --duration-ms N)
+                          [--rate N [--ramp-ms N]] [--run ID] [--quiet] [--timeout-ms N] [--max-ms N]`;
 
-/** @param {string[]} argv */
-export function parseCliArgs(argv) {
+/**
+ * @param {string[]} argv
+ * @param {Record<string, string | undefined>} [env] where --run's token is (RUN_TOKEN)
+ */
+export function parseCliArgs(argv, env = process.env) {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -228,7 +232,6 @@ export function parseCliArgs(argv) {
       requests: { type: "string" },
       "duration-ms": { type: "string" },
       run: { type: "string" },
-      token: { type: "string" },
       quiet: { type: "boolean", default: false },
       "timeout-ms": { type: "string" },
       "max-ms": { type: "string" },
@@ -247,13 +250,13 @@ export function parseCliArgs(argv) {
   if (values.requests !== undefined && values["duration-ms"] !== undefined) {
     throw new Error("give either --requests or --duration-ms, not both");
   }
-  if ((values.run === undefined) !== (values.token === undefined)) throw new Error("--run and --token go together");
+  if (values.run !== undefined && !env.RUN_TOKEN) throw new Error("--run needs the run's token in RUN_TOKEN (never on the command line)");
   return {
     url: values.url,
     vus: int("vus", values.vus),
     requests: int("requests", values.requests),
     durationMs: int("duration-ms", values["duration-ms"]),
-    run: values.run !== undefined ? { id: int("run", values.run), token: values.token } : undefined,
+    run: values.run !== undefined ? { id: int("run", values.run), token: env.RUN_TOKEN } : undefined,
     quiet: values.quiet,
     requestTimeoutMs: int("timeout-ms", values["timeout-ms"]),
     maxMs: int("max-ms", values["max-ms"]),

@@ -10,7 +10,8 @@
  * fixed amount of ITERATIONS), which hides queueing: a slow store slows its own buyers down.
  *
  *   k6 run -e RATE=500 -e DURATION=20s load/flash-sale.js
- *   k6 run -e MODEL=closed -e VUS=50 -e ITERATIONS=2000 -e RUN_ID=7 -e RUN_TOKEN=… load/flash-sale.js
+ *   RUN_TOKEN=… k6 run --include-system-env-vars -e MODEL=closed -e VUS=50 -e ITERATIONS=2000 -e RUN_ID=7 load/flash-sale.js
+ *   (the token from the environment: a command line, -e included, is anyone's to read)
  *
  * teardown() reads the server's own accounting (GET /api/sale) into sale_units_double_sold and
  * sale_units_lost; their thresholds make k6 exit non-zero when a unit was sold twice or lost. A

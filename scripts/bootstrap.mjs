@@ -12,13 +12,14 @@
 //   node scripts/bootstrap.mjs bench   run bench/run.ts against the running stack (.stack/stack.env
 //                                      and a healthy PUBLIC_URL), or start one for it and stop it after
 //
-// Only node: builtins here: this runs before `npm ci`. The stack itself (scripts/stack/, TypeScript)
-// is loaded through tsx once the packages are installed.
+// Only node: builtins here and in apt-install.mjs: this runs before `npm ci`. The stack itself
+// (scripts/stack/, TypeScript) is loaded through tsx once the packages are installed.
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AptError, POLICY_RC_D, installWithoutStartingServices, removeLeftoverPolicy } from './apt-install.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MODES = new Set(['demo', 'stack', 'test', 'bench']);
@@ -138,7 +139,18 @@ function missingSystemPackages() {
   return needed.filter(([, present]) => !present()).map(([pkg]) => pkg);
 }
 
-function ensureSystemPackages() {
+/** A policy-rc.d a killed run left behind would stop every later install on this machine from
+ * starting its services: removed at every start (only ours: apt-install.mjs knows its marker). */
+function removeLeftoverPolicyRcD() {
+  try {
+    if (removeLeftoverPolicy() === 'removed') say(`✓ removed the ${POLICY_RC_D} an interrupted Lock Lab install left behind`);
+  } catch (err) {
+    console.error(`! ${POLICY_RC_D} was left behind by an interrupted Lock Lab install and could not be removed (${err.message}): remove it with sudo rm ${POLICY_RC_D}`);
+  }
+}
+
+async function ensureSystemPackages() {
+  removeLeftoverPolicyRcD();
   const missing = missingSystemPackages();
   if (missing.length === 0) return;
   const install = `apt-get install -y ${missing.join(' ')}`;
@@ -148,19 +160,15 @@ function ensureSystemPackages() {
     process.exit(1);
   }
   if (!onPath('apt-get')) fail(`missing ${missing.join(', ')} and no apt-get here; install them with your package manager`);
-  // Debian's maintainer scripts start redis, nginx and a postgres cluster on their default ports.
-  // A policy-rc.d that answers 101 ("action forbidden") keeps them from starting; it is removed
-  // again unless one was already there.
-  const policy = '/usr/sbin/policy-rc.d';
-  const ownPolicy = !fs.existsSync(policy);
-  if (ownPolicy) fs.writeFileSync(policy, '#!/bin/sh\n# written by lock-lab bootstrap during apt-get install\nexit 101\n', { mode: 0o755 });
+  const t0 = Date.now();
   try {
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    run('apt-get', ['update'], { env, label: 'apt-get update' });
-    run('apt-get', ['install', '-y', ...missing], { env, label: `apt-get install ${missing.join(' ')}` });
-  } finally {
-    if (ownPolicy) fs.rmSync(policy, { force: true });
+    // Debian's maintainer scripts would start the services on their default ports: a temporary
+    // policy-rc.d forbids it, and is gone again however this ends (scripts/apt-install.mjs).
+    await installWithoutStartingServices(missing);
+  } catch (err) {
+    fail(err instanceof AptError ? err.message : (err?.stack ?? String(err)));
   }
+  say(`✓ apt-get install ${missing.join(' ')} (${ms(t0)})`);
   const still = missingSystemPackages();
   if (still.length) fail(`still missing after apt-get install: ${still.join(', ')}`);
 }
@@ -284,7 +292,7 @@ async function main() {
     }
   }
   ensureNodeModules();
-  ensureSystemPackages();
+  await ensureSystemPackages();
   ensureBuild();
   // The linters need no stack: they run before it starts, and their ✓ or ✗ joins the suites' at the end.
   const results = [];

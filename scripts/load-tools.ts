@@ -27,7 +27,8 @@ export function drive(tool: "k6" | "node", base: string, run: RunRecord, token: 
             "run",
             "-e", `BASE_URL=${base}`,
             "-e", `RUN_ID=${run.id}`,
-            "-e", `RUN_TOKEN=${token}`,
+            // RUN_TOKEN comes from the environment (below), never a command line anyone can read.
+            "--include-system-env-vars",
             ...(run.knobs.model === "open" && run.knobs.rate
               ? ["-e", "MODEL=open", "-e", `RATE=${run.knobs.rate}`, "-e", `MAX_VUS=${run.vus}`, "-e", "RAMP=1s"]
               : ["-e", "MODEL=closed"]),
@@ -44,12 +45,12 @@ export function drive(tool: "k6" | "node", base: string, run: RunRecord, token: 
             "--vus", String(run.vus),
             ...(bound !== undefined ? ["--duration-ms", String(bound)] : ["--requests", String(total ?? 200)]),
             "--run", String(run.id),
-            // One argument: a token may start with "-" (base64url), which the driver would take for an option.
-            `--token=${token}`,
           ],
         ];
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", tool === "k6" ? "inherit" : "pipe", "inherit"] });
+    // The run's token by environment: a command line is anyone's to read (ps, /proc/<pid>/cmdline).
+    const env = { ...process.env, RUN_TOKEN: token };
+    const child = spawn(command, args, { env, stdio: ["ignore", tool === "k6" ? "inherit" : "pipe", "inherit"] });
     // The driver prints its summary JSON on stdout; the table below says the same, better.
     child.stdout?.resume();
     child.once("error", reject);

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { processStartTime } from "../../lib/stack/run-files";
 import { LOG_DIR, PID_DIR, ROOT, mkdirp } from "./paths";
 
 export const STOP_TIMEOUT_MS = 10_000;
@@ -73,14 +75,17 @@ export function signal(pid: number | undefined, sig: NodeJS.Signals, group = tru
 }
 
 // ---------------------------------------------------------------------------------------------
-// pidfiles: .stack/pids/<name>.json, so the next start can clean up after a supervisor that was
-// killed with SIGKILL
+// pidfiles: .stack/pids/<name>.json, for the reaper (every child dies with this process) and the
+// next start's cleanup of whatever a killed supervisor left
 
 /** What a pidfile holds. `kind` says how to recognise and stop the process (see stale.ts). */
 export interface PidRecord {
   readonly pid: number;
   readonly kind: string;
   readonly supervisor?: number;
+  /** When the process started (lib/stack/run-files.ts): a pid reused by another program since is
+   * told apart by it. */
+  readonly startTime?: number;
   readonly port?: number;
   readonly dataDir?: string;
 }
@@ -192,9 +197,55 @@ export function spawnChild(
   });
   if (child.pid) {
     children.add(handle);
-    writePidFile(name, { pid: child.pid, kind: record.kind ?? name, ...record });
+    writePidFile(name, { pid: child.pid, kind: record.kind ?? name, startTime: processStartTime(child.pid), ...record });
   }
   return handle;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the reaper: every child dies with this process, however it ends (reaper.mjs says how and why)
+
+const REAPER = path.join(path.dirname(fileURLToPath(import.meta.url)), "reaper.mjs");
+/** Plain Node needs nothing more; no secret of the runner's environment is copied to it. */
+const REAPER_ENV: ChildEnv = { PATH: process.env.PATH };
+let reaper: ChildProcess | null = null;
+
+/**
+ * Starts the reaper (scripts/stack/reaper.mjs) once per process, before any child: when this
+ * process is gone, even by SIGKILL, it stops every process group this process's pidfiles name.
+ * Resolves once it listens. It holds nothing open here: this process's life is its own.
+ */
+export async function startReaper(): Promise<void> {
+  if (reaper) return;
+  mkdirp(LOG_DIR);
+  const fd = fs.openSync(path.join(LOG_DIR, "reaper.log"), "a", 0o600);
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, [REAPER, PID_DIR, String(process.pid)], {
+      detached: true, // its own session: Ctrl-C and a closed terminal are for the runner, which stops cleanly
+      stdio: ["pipe", fd, fd],
+      env: REAPER_ENV as NodeJS.ProcessEnv,
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
+  const started = await new Promise<boolean>((resolve) => {
+    child.once("spawn", () => resolve(true));
+    child.once("error", () => resolve(false));
+  });
+  if (!started) throw new Error(`could not start ${REAPER}`);
+  child.on("error", () => undefined); // a reaper that died leaves the runner running
+  child.stdin?.on("error", () => undefined);
+  child.unref();
+  // The pipe only needs to exist: its end, when this process ends, is the message.
+  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  reaper = child;
+}
+
+/** After a clean stop: the reaper has nothing left to stop, and goes. */
+export function stopReaper(): void {
+  reaper?.stdin?.end();
+  reaper = null;
 }
 
 export async function waitExit(handle: ChildHandle | null | undefined, timeoutMs: number): Promise<boolean> {

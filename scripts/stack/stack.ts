@@ -7,8 +7,9 @@
 //
 // Every child runs in its own process group, so Ctrl-C reaches only the supervisor, which stops the
 // children in order (nginx, apps, Redis, Postgres) and waits for each. Pidfiles under .stack/pids
-// let the next start clean up after a supervisor that was killed with SIGKILL. The services
-// themselves are in services/ (listed in services/index.ts); this module orchestrates them.
+// name every child's group: a reaper process (reaper.mjs) stops them all the moment the supervisor
+// is gone, even by SIGKILL or the OOM killer, and the next start cleans up whatever is left. The
+// services themselves are in services/ (listed in services/index.ts); this module orchestrates them.
 
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -19,12 +20,12 @@ import { controlRoutes, getStatus as statusOf, startControlServer } from "./cont
 import { StackError } from "./errors";
 import { ok, say, secondsSince, setQuiet, since, warn } from "./log";
 import { migrateAndSeed } from "./migrate";
-import { ENV_FILE, LOG_DIR, PID_DIR, STACK_DIR, mkdirp } from "./paths";
+import { ENV_FILE, LOG_DIR, PID_DIR, STACK_DIR, makePrivateDir, makeStackDir, writePrivateFile } from "./paths";
 import { foreignPort, portAnswers } from "./ports";
-import { children, removePidFile, signal, spawnCount, writePidFile } from "./processes";
+import { children, removePidFile, signal, spawnCount, startReaper, stopReaper, writePidFile } from "./processes";
 import { STAGES, type Service, type Stage, type StackContext, type StackEnv, type StartOptions } from "./service";
 import { SERVICES } from "./services/index";
-import { cleanStale } from "./stale";
+import { LAB_RUNNER_RULE, cleanStale, stopRecorded } from "./stale";
 
 export { DEFAULTS, readConfig } from "./config";
 export { StackError } from "./errors";
@@ -42,15 +43,18 @@ export type { StackEnv, StartOptions } from "./service";
 export function adminPassword(): string {
   if (process.env.ADMIN_PASSWORD) return process.env.ADMIN_PASSWORD;
   const file = path.join(STACK_DIR, "admin-password");
+  makeStackDir();
   try {
     const saved = fs.readFileSync(file, "utf8").trim();
-    if (saved.length >= 8) return saved;
+    if (saved.length >= 8) {
+      fs.chmodSync(file, 0o600); // one a copy or an old checkout left readable
+      return saved;
+    }
   } catch {
     // first start
   }
   const created = crypto.randomBytes(9).toString("base64url");
-  fs.mkdirSync(STACK_DIR, { recursive: true });
-  fs.writeFileSync(file, `${created}\n`, { mode: 0o600 });
+  writePrivateFile(file, `${created}\n`);
   return created;
 }
 
@@ -140,12 +144,14 @@ export async function startStack(opts: StartOptions = {}): Promise<StartedStack>
   setQuiet(Boolean(opts.quiet));
   const t0 = Date.now();
   const cfg = readConfig();
-  mkdirp(LOG_DIR);
-  mkdirp(PID_DIR);
+  makeStackDir(); // the secrets, pidfiles and logs below are nobody else's
+  makePrivateDir(LOG_DIR);
+  makePrivateDir(PID_DIR);
   const stack = new Stack(cfg, opts);
   await cleanStale(stack.services.flatMap((s) => (s.stale ? [s.stale] : [])));
   for (const service of stack.services) service.cleanup?.();
   writePidFile("supervisor", { pid: process.pid, kind: "supervisor" });
+  await startReaper(); // before the first child: none may outlive this process, however it ends
   stack.env = stackEnv(cfg, adminPassword());
   current = stack;
   if (opts.handleSignals !== false) installSignalHandlers();
@@ -163,7 +169,7 @@ export async function startStack(opts: StartOptions = {}): Promise<StartedStack>
     ok(`control API ${stack.env.STACK_CONTROL_URL}`);
     await stack.startStage("app");
     await stack.startStage("proxy");
-    fs.writeFileSync(ENV_FILE, envFileText(stack.env));
+    writePrivateFile(ENV_FILE, envFileText(stack.env)); // ADMIN_PASSWORD, STACK_CONTROL_TOKEN: 0600
     say(`✓ stack ready in ${secondsSince(t0)} — logs in ${path.relative(process.cwd(), LOG_DIR) || LOG_DIR}`);
   } catch (err) {
     await stopStack();
@@ -188,11 +194,13 @@ export function stopStack(): Promise<void> {
     const t0 = Date.now();
     stack.control?.close();
     stack.control?.closeAllConnections?.();
+    await stopRecorded(LAB_RUNNER_RULE); // a lab run in progress, before the servers it uses go
     for (const service of stopOrder(stack.services)) await service.stop();
     const left = [...children].map((h) => `${h.name} (pid ${h.pid})`);
     for (const h of children) signal(h.pid, "SIGKILL");
     removePidFile("supervisor");
     fs.rmSync(ENV_FILE, { force: true });
+    stopReaper();
     if (left.length) warn(`killed leftover processes: ${left.join(", ")}`);
     else if (spawnCount() > stack.spawnedBefore) say(`✓ stack stopped (${since(t0)}), no process left`);
     current = null;

@@ -4,6 +4,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
+import { LAB_RUNNER_KIND, processStartTime } from "../../lib/stack/run-files";
 import { say, since } from "./log";
 import { PID_DIR, ROOT } from "./paths";
 import { type PidRecord, cmdlineOf, environOf, isAlive, signal, waitFor } from "./processes";
@@ -13,6 +14,8 @@ export interface ProcessFacts {
   readonly alive: boolean;
   readonly cmdline: string;
   readonly environ: readonly string[];
+  /** When it started (/proc), where known: a pidfile's startTime that differs names another process. */
+  readonly startTime?: number;
 }
 
 /** How to recognise a leftover process of one pidfile `kind`, and how to stop it. */
@@ -36,6 +39,7 @@ export function staleAction(
   selfPid: number,
 ): StaleAction {
   if (rec.pid === selfPid || !proc.alive) return "forget";
+  if (rec.startTime !== undefined && proc.startTime !== undefined && rec.startTime !== proc.startTime) return "forget";
   return rule?.isOurs(rec, proc) ? "stop" : "forget";
 }
 
@@ -60,6 +64,20 @@ export const SUPERVISOR_RULE: StaleRule = {
   },
 };
 
+/**
+ * A lab run's scenario runner, which an app instance starts in a process group of its own and
+ * registers (lib/stack/run-files.ts): the runner's stop, its reaper and the next start stop it.
+ * Recognised by the start time its pidfile recorded; without /proc, by its command line.
+ */
+export const LAB_RUNNER_RULE: StaleRule = {
+  kind: LAB_RUNNER_KIND,
+  isOurs: (rec, proc) =>
+    rec.startTime !== undefined && proc.startTime !== undefined
+      ? rec.startTime === proc.startTime
+      : proc.cmdline.includes("lab-scenario-runner"),
+  stop: stopStaleGroup,
+};
+
 type StaleFile = PidRecord & { readonly file: string };
 
 function readPidFiles(): StaleFile[] {
@@ -77,7 +95,7 @@ function readPidFiles(): StaleFile[] {
 
 function observe(pid: number): ProcessFacts {
   if (!isAlive(pid)) return { alive: false, cmdline: "", environ: [] };
-  return { alive: true, cmdline: cmdlineOf(pid), environ: environOf(pid) };
+  return { alive: true, cmdline: cmdlineOf(pid), environ: environOf(pid), startTime: processStartTime(pid) };
 }
 
 /** Stops whatever a previous run (including one killed with SIGKILL) left running. */
@@ -85,7 +103,7 @@ export async function cleanStale(rules: readonly StaleRule[]): Promise<void> {
   if (!fs.existsSync(PID_DIR)) return;
   for (const rec of supervisorFirst(readPidFiles())) {
     const { pid, file } = rec;
-    const rule = [SUPERVISOR_RULE, ...rules].find((r) => r.kind === rec.kind);
+    const rule = [SUPERVISOR_RULE, LAB_RUNNER_RULE, ...rules].find((r) => r.kind === rec.kind);
     if (staleAction(rec, observe(pid), rule, process.pid) === "forget" || !rule) {
       fs.rmSync(path.join(PID_DIR, file), { force: true });
       continue;
@@ -95,6 +113,23 @@ export async function cleanStale(rules: readonly StaleRule[]): Promise<void> {
     await waitFor(() => !isAlive(pid), 5000);
     say(`✓ stopped stale ${file.replace(/\.json$/, "")} from a previous run (pid ${pid}, ${since(t0)})`);
     fs.rmSync(path.join(PID_DIR, file), { force: true });
+  }
+}
+
+/**
+ * Stops the processes of one kind that this runner's pidfiles name (a clean stop's lab runners),
+ * and forgets their pidfiles.
+ */
+export async function stopRecorded(rule: StaleRule): Promise<void> {
+  if (!fs.existsSync(PID_DIR)) return;
+  for (const rec of readPidFiles()) {
+    if (rec.kind !== rule.kind) continue;
+    if (staleAction(rec, observe(rec.pid), rule, process.pid) === "stop") {
+      await rule.stop(rec);
+      await waitFor(() => !isAlive(rec.pid), 5000);
+      say(`✓ stopped ${rec.file.replace(/\.json$/, "")} (pid ${rec.pid})`);
+    }
+    fs.rmSync(path.join(PID_DIR, rec.file), { force: true });
   }
 }
 

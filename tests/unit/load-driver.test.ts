@@ -207,21 +207,23 @@ describe("driver helpers", () => {
     );
   });
 
-  it("parses the command line", () => {
-    expect(parseCliArgs(["--vus", "300", "--requests", "2000", "--run", "4", "--token", "t", "--quiet"])).toMatchObject({
+  it("parses the command line; a run's token comes from RUN_TOKEN, never from an option", () => {
+    expect(parseCliArgs(["--vus", "300", "--requests", "2000", "--run", "4", "--quiet"], { RUN_TOKEN: "t" })).toMatchObject({
       url: "http://127.0.0.1:3000",
       vus: 300,
       requests: 2000,
       run: { id: 4, token: "t" },
       quiet: true,
     });
-    expect(() => parseCliArgs(["--requests", "5", "--duration-ms", "100"])).toThrow(/either/);
-    // The dashboard's command line for a run whose token starts with "-" (base64url: once in 64 runs).
+    expect(() => parseCliArgs(["--requests", "5", "--duration-ms", "100"], {})).toThrow(/either/);
+    // The dashboard's command line for a run: nothing of the token on it (ps shows it to everyone),
+    // and the driver reads a token starting with "-" (base64url: once in 64 runs) from its environment.
     const token = "-Jx1f0T2bq9m8Zr7uHc3dLwPvEa5yKsN";
-    expect(parseCliArgs(driverArgs({ id: 9, vus: 50, durationMs: null, totalRequests: 200, knobs: {} as never }, token, "http://127.0.0.1:3000"))).toMatchObject({
-      vus: 50, requests: 200, run: { id: 9, token }, quiet: true,
-    });
-    expect(() => parseCliArgs(["--run", "4"])).toThrow(/together/);
-    expect(() => parseCliArgs(["--vus", "0"])).toThrow(/positive/);
+    const args = driverArgs({ id: 9, vus: 50, durationMs: null, totalRequests: 200, knobs: {} as never }, "http://127.0.0.1:3000");
+    expect(args.filter((arg) => /token/i.test(arg))).toEqual([]);
+    expect(parseCliArgs(args, { RUN_TOKEN: token })).toMatchObject({ vus: 50, requests: 200, run: { id: 9, token }, quiet: true });
+    expect(() => parseCliArgs(["--run", "4"], {})).toThrow(/RUN_TOKEN/);
+    expect(() => parseCliArgs(["--run", "4", "--token", "t"], { RUN_TOKEN: "t" })).toThrow(/--token/);
+    expect(() => parseCliArgs(["--vus", "0"], {})).toThrow(/positive/);
   });
 });

@@ -23,6 +23,7 @@ import { zookeeper } from "../../scripts/stack/services/zookeeper";
 import {
   type PortFacts,
   type ProcessFacts,
+  LAB_RUNNER_RULE,
   SUPERVISOR_RULE,
   decidePortClaim,
   staleAction,
@@ -70,6 +71,12 @@ describe("stale pidfiles", () => {
     ["another checkout's app", rec("app"), alive("next-server (v16.4.5)", ["LOCKLAB_STACK_ROOT=/srv/other-checkout"]), APP_STALE, "forget"],
     ["our nginx", rec("nginx"), alive(`nginx: master process nginx -p ${ROOT}/.stack/nginx/ -c ${ROOT}/.stack/nginx/nginx.conf`), NGINX_STALE, "stop"],
     ["the system's nginx", rec("nginx"), alive("nginx: master process /usr/sbin/nginx"), NGINX_STALE, "forget"],
+    ["a redis-server, the very process recorded", rec("redis", { port: 7001, startTime: 5000 }), { ...alive("redis-server 127.0.0.1:7001"), startTime: 5000 }, REDIS_STALE, "stop"],
+    ["a redis-server that got the pid since (started later)", rec("redis", { port: 7001, startTime: 5000 }), { ...alive("redis-server 127.0.0.1:7001"), startTime: 9000 }, REDIS_STALE, "forget"],
+    ["a lab run's runner, the very process recorded", rec("lab-runner", { startTime: 5000 }), { ...alive("node --import tsx scripts/lab-scenario-runner.ts 3"), startTime: 5000 }, LAB_RUNNER_RULE, "stop"],
+    ["a lab runner's pid, reused", rec("lab-runner", { startTime: 5000 }), { ...alive("node --import tsx scripts/lab-scenario-runner.ts 3"), startTime: 7000 }, LAB_RUNNER_RULE, "forget"],
+    ["a lab runner without /proc, by its command line", rec("lab-runner"), alive("node --import tsx scripts/lab-scenario-runner.ts 3"), LAB_RUNNER_RULE, "stop"],
+    ["a lab runner's pid, now another program's, without /proc", rec("lab-runner"), alive("sleep 1000"), LAB_RUNNER_RULE, "forget"],
   ])("%s → %s", (_what, record, proc, rule, action) => {
     expect(rule.kind).toBe(record.kind);
     expect(staleAction(record, proc, rule, SELF)).toBe(action);

@@ -8,7 +8,7 @@ import { INSTANCE_NODE_FLAGS, bindAppSocket, handOver } from "../app-socket";
 import type { AppConfig } from "../config";
 import { StackError } from "../errors";
 import { say, since, tail, warn } from "../log";
-import { ROOT } from "../paths";
+import { LOG_DIR, PID_DIR, ROOT } from "../paths";
 import { spawnGid } from "../network";
 import { httpStatus } from "../ports";
 import { redisReply } from "../resp";
@@ -88,6 +88,11 @@ function appEnv(ctx: StackContext, app: App): ChildEnv {
     PORT: String(app.port),
     APP_INSTANCE: app.instance,
     LOCKLAB_STACK_ROOT: ROOT,
+    // Where the processes an instance starts keep their logs and, for a lab run's detached runner,
+    // its pidfile as this runner's: lib/stack/run-files.ts.
+    LOCKLAB_LOG_DIR: LOG_DIR,
+    LOCKLAB_PID_DIR: PID_DIR,
+    LOCKLAB_SUPERVISOR_PID: String(process.pid),
   };
 }
 

@@ -8,13 +8,12 @@
 // keeping its group id, and its config sits where that user can read it.
 
 import { spawnSync } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { PgBouncerConfig, StackConfig } from "../config";
 import { clusterService } from "../cluster";
 import { StackError } from "../errors";
-import { mkdirp } from "../paths";
+import { mkdirp, writePrivateFile } from "../paths";
 import { connectHost, portAnswers } from "../ports";
 import { postgresLayout } from "./postgres-cluster";
 
@@ -119,8 +118,10 @@ export const pgbouncer = clusterService({
     const confDir = layout.note ? mkdirp(path.join(path.dirname(layout.dataDir), "pgbouncer"), 0o755) : dir;
     const authFile = path.join(confDir, "userlist.txt");
     const iniFile = path.join(confDir, "pgbouncer.ini");
-    fs.writeFileSync(authFile, pgbouncerUsers(cfg.pgbouncer.user), { mode: 0o644 });
-    fs.writeFileSync(iniFile, pgbouncerIni(iniFor(cfg, cfg.pgbouncer, authFile)), { mode: 0o644 });
+    // 0600, the user PgBouncer runs as its owner: the ini holds Postgres' password when DATABASE_URL has one.
+    const owner = isRoot && layout.owner ? { uid: layout.owner.uid, gid: layout.owner.gid } : undefined;
+    writePrivateFile(authFile, pgbouncerUsers(cfg.pgbouncer.user), owner);
+    writePrivateFile(iniFile, pgbouncerIni(iniFor(cfg, cfg.pgbouncer, authFile)), owner);
     return { command: binary, args: [iniFile], ...(isRoot && layout.owner ? { uid: layout.owner.uid } : {}) };
   },
   answers: (m) => portAnswers(m.host, m.port, 300),

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { StackConfig } from "../config";
 import { StackError } from "../errors";
 import { tail } from "../log";
-import { LOG_DIR, ROOT, STACK_DIR, mkdirp } from "../paths";
+import { LOG_DIR, ROOT, STACK_DIR, makeStackDir, mkdirp, systemUser, writePrivateFile } from "../paths";
 import { connectHost } from "../ports";
 import { type ChildEnv, type ChildHandle, isAlive } from "../processes";
 
@@ -47,37 +47,75 @@ function findPgBin(): string | null {
   return null;
 }
 
-function lookupUser(name: string): PgOwner | null {
+/** Where the cluster lives when the postgres user cannot reach .stack (a directory above it is closed to it). */
+export const FALLBACK_PARENT = "/var/tmp";
+/** The fallback directory this checkout's cluster lives in, recorded so the next start finds it. */
+export const PG_LOCATION_FILE = path.join(STACK_DIR, "pg-location");
+
+/** This checkout's mark in the fallback's name, so two checkouts never share a cluster. */
+const checkoutHash = () => crypto.createHash("sha256").update(ROOT).digest("hex").slice(0, 10);
+
+/**
+ * A directory under `parent` this process may keep a cluster in: a real directory (lstat: never a
+ * symlink someone planted), named for this checkout, this user's, and nobody else may write in
+ * it. /var/tmp is everyone's: anything else found there is refused, never used.
+ */
+export function isOwnFallbackDir(dir: string, parent = FALLBACK_PARENT): boolean {
+  if (path.dirname(dir) !== parent || !path.basename(dir).startsWith(`locklab-${checkoutHash()}`)) return false;
+  let stat: fs.Stats;
   try {
-    for (const line of fs.readFileSync("/etc/passwd", "utf8").split("\n")) {
-      const f = line.split(":");
-      if (f[0] === name) return { uid: Number(f[2]), gid: Number(f[3]), home: f[5] };
-    }
+    stat = fs.lstatSync(dir);
   } catch {
-    /* no passwd */
+    return false;
   }
-  return null;
+  return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
 }
 
-/** Where the cluster lives and as whom it runs. initdb/postgres refuse root, so as root they run as
- * the `postgres` user, which must be able to reach the data directory. */
+/**
+ * The fallback directory: the one recorded in `record` while it is still ours; else the one an
+ * older run made at the predictable `<parent>/locklab-<hash>` if that is ours (root made it: it
+ * holds the cluster); else a new one made by mkdtemp (an unguessable name, created by this call,
+ * so nobody can have put anything there first). 0711: the postgres user may pass through to the
+ * cluster it owns inside, not list or write here.
+ */
+export function fallbackDir(parent = FALLBACK_PARENT, record = PG_LOCATION_FILE): string {
+  let recorded = "";
+  try {
+    recorded = fs.readFileSync(record, "utf8").trim();
+  } catch {
+    // first start, or .stack was removed
+  }
+  if (recorded && isOwnFallbackDir(recorded, parent)) return recorded;
+  const legacy = path.join(parent, `locklab-${checkoutHash()}`);
+  const dir = isOwnFallbackDir(legacy, parent) ? legacy : fs.mkdtempSync(path.join(parent, `locklab-${checkoutHash()}-`));
+  fs.chmodSync(dir, 0o711);
+  writePrivateFile(record, `${dir}\n`);
+  return dir;
+}
+
+let layout: PostgresState | null = null;
+
+/** Where the cluster lives and as whom it runs (decided once per process: postgres and pgbouncer
+ * ask). initdb/postgres refuse root, so as root they run as the `postgres` user, which passes
+ * through .stack to .stack/pg (paths.ts, makeStackDir) unless a directory above it is closed to
+ * that user (a checkout in root's 0700 home): then the cluster lives in fallbackDir(). */
 export function postgresLayout(): PostgresState {
+  if (layout) return layout;
   const bin = findPgBin();
   const isRoot = process.getuid?.() === 0;
-  const owner = isRoot ? lookupUser("postgres") : null;
+  const owner = isRoot ? systemUser("postgres") : null;
   let dataDir = path.join(STACK_DIR, "pg");
   let note: string | null = null;
   if (isRoot && owner) {
-    mkdirp(STACK_DIR, 0o755);
+    makeStackDir();
     const probe = spawnSync("test", ["-x", STACK_DIR], { uid: owner.uid, gid: owner.gid });
     if (probe.status !== 0) {
-      const hash = crypto.createHash("sha256").update(ROOT).digest("hex").slice(0, 10);
-      const base = path.join("/var/tmp", `locklab-${hash}`);
-      dataDir = path.join(base, "pg");
+      dataDir = path.join(fallbackDir(), "pg");
       note = `the postgres user cannot reach ${STACK_DIR}; the cluster lives in ${dataDir}`;
     }
   }
-  return { bin, owner, dataDir, note, managed: false, handle: null };
+  layout = { bin, owner, dataDir, note, managed: false, handle: null };
+  return layout;
 }
 
 export function asPgOwner(pg: PostgresState): { uid?: number; gid?: number } {
