@@ -9,12 +9,12 @@ import { SKU, saleCounterKeys } from "../sale/keys";
 import { hitBuyerLimit } from "../sale/rules/buyer-limit";
 import { assertDropOpen } from "../sale/rules/drop";
 import { getCurrentSale } from "../sale/sale";
-import { isConnectionError, storeCall } from "../store-call";
+import { storeCall } from "../store-call";
 import type { BuyCreate } from "../validations/buy";
 import { holderOf, type ReservationMeta } from "./critical-section";
 import { SoldOutError, UnknownProductError } from "./errors";
 import type { PurchaseArrival, PurchaseHooks, PurchaseReceipt } from "./hooks";
-import { forgetReservation, noteOrderStoreDown, orderStoreUp, recordOrder } from "./order-store";
+import { forgetReservation, isOrderStoreFailure, noteOrderStoreDown, orderStoreUp, recordOrder } from "./order-store";
 import { SaleSwitchingError, seenSoldOut, takeUnit } from "./take-unit";
 
 export { takeUnit, type UnitLock } from "./take-unit";
@@ -94,8 +94,8 @@ async function purchaseUnit(input: BuyCreate, arrivedAt: number, hooks: Purchase
     reservation: reservation.id, sku, saleId: sale.id, runId: reservation.runId, strategy: config.strategy, instance,
     buyer: input.buyer, unit: taken.stockSeen, status: "sold", reconciled: false,
   }).catch((error: unknown) => {
-    // A full pool ("timeout exceeded when trying to connect") is load, not Postgres down.
-    if (isConnectionError(error) && !/timeout exceeded when trying to connect/i.test((error as Error).message)) noteOrderStoreDown();
+    // Postgres down, stalled or cut off trips the breaker (a timeout too); a full pool is load, not that.
+    if (isOrderStoreFailure(error)) noteOrderStoreDown();
     throw new StoreUnavailableError(
       `the order could not be recorded; unit ${taken.stockSeen} stays reserved for ${input.buyer} (reservation ${reservation.id}) `
         + "and is settled within seconds: recorded as your order, or put back on the shelf",
