@@ -9,9 +9,12 @@ import { isConnectionError } from "../store-call";
  * The durable record of every sale: the order row. Its insert is idempotent on the reservation
  * the stock write recorded in Redis, so the purchase and the reconciler may both try it and one
  * order results; a row the reconciler wrote as 'returned' (it gave the unit back) is a tombstone
- * that a late insert of the same reservation finds instead of selling the unit again.
+ * that a late insert of the same reservation finds instead of selling the unit again. A row
+ * 'settling' is one the reconciler left while it could not learn whether its give-back of the unit
+ * happened (lib/purchase/reconciler.ts): neither sold nor returned yet, and a late insert finds it
+ * too — its unit stays reserved, and the reconciler settles it.
  */
-export type OrderStatus = "sold" | "returned";
+export type OrderStatus = "sold" | "returned" | "settling";
 
 export interface NewOrder {
   readonly reservation: string;

@@ -102,6 +102,15 @@ async function purchaseUnit(input: BuyCreate, arrivedAt: number, hooks: Purchase
       { cause: error },
     );
   });
+  if (order.status === "settling") {
+    // The reconciler is settling this reservation and could not learn whether it put the unit back
+    // (Redis node 1 did not answer): not sold, and not forgotten — the reservation is how the
+    // reconciler learns, and it settles the unit as this buyer's order or back on the shelf.
+    throw new StoreUnavailableError(
+      `the order could not be recorded yet; unit ${taken.stockSeen} stays reserved for ${input.buyer} (reservation ${reservation.id}) `
+        + "and is settled once Redis answers: recorded as your order, or put back on the shelf",
+    );
+  }
   forgetReservation(sale.id, reservation.id);
   if (order.status === "returned") {
     // The reconciler gave the unit back and freed the buyer with it (GIVE_BACK_UNIT): they may try

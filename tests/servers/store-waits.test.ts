@@ -8,22 +8,33 @@
  *     and once Postgres answers again the store sells and the reconciler settles the reservation.
  *   - A statement Postgres holds (the orders table locked by another session) past the statement
  *     timeout is cancelled by Postgres, and that too counts as the order store failing.
+ *   - The reconciler's give-back meets a Redis that takes no writes (CLIENT PAUSE WRITE: the script
+ *     waits in Redis, its reply does not come): the reconciler stops asking within its bounds and
+ *     commits the order row 'settling' while Redis is still paused — no transaction left open — and a
+ *     late order insert of that reservation finds it, not a sale. When the paused script then runs,
+ *     the next pass settles the row from what it did: put back ('returned') when it went, recorded as
+ *     the buyer's order when it did not (the stock had moved). Every unit counted, none twice.
  */
+import { randomUUID } from "node:crypto";
+import Redis from "ioredis";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { closeDb } from "@/lib/db";
 import { QUERY_TIMEOUT_MS, STATEMENT_TIMEOUT_MS } from "@/lib/db-config";
+import { takeUnitAtomically } from "@/lib/purchase/critical-section";
 import { isOrderStoreFailure, recordOrder } from "@/lib/purchase/order-store";
 import { purchase } from "@/lib/purchase/purchase";
 import { reconcile } from "@/lib/purchase/reconciler";
 import { closeRedis, getRedis } from "@/lib/redis";
-import { SKU, saleCounterKeys } from "@/lib/sale/keys";
+import { getActiveConfig } from "@/lib/sale/config";
+import { STOCK_KEY, SKU, saleCounterKeys } from "@/lib/sale/keys";
 import { getSaleStats, getStock, resetSale } from "@/lib/sale/sale";
+import { stallOrders } from "../support/order-stall";
 import { waitFor } from "../support/wait";
-import { machineUnfit, startPostgres, startRedis, stopServers, type TestPostgres } from "./support/servers";
+import { machineUnfit, startPostgres, startRedis, stopServers, type TestPostgres, type TestRedis } from "./support/servers";
 
 const unfit = machineUnfit(["postgres", "redis-cluster"]);
-const STOCK = 5;
+const STOCK = 20;
 let buyers = 0;
 const buyer = () => `waits-buyer-${++buyers}`;
 
@@ -41,11 +52,12 @@ async function timedPurchase(): Promise<{ ms: number; status: number | "bought";
 
 describe.skipIf(unfit !== null)(`the store's waits on a Postgres and a Redis of the test's own${unfit ? ` (skipped: ${unfit})` : ""}`, () => {
   let postgres: TestPostgres;
+  let redis: TestRedis;
   let saleId = 0;
 
   beforeAll(async () => {
     postgres = await startPostgres();
-    const redis = await startRedis();
+    redis = await startRedis();
     // Read once, at the store's first getEnv(): set before any of its code runs.
     process.env.DATABASE_URL = await postgres.migratedDatabase("locklab");
     process.env.REDIS_NODES = redis.address;
@@ -125,5 +137,113 @@ describe.skipIf(unfit !== null)(`the store's waits on a Postgres and a Redis of 
       await holder.query("ROLLBACK");
       await holder.end();
     }
+  });
+
+  describe("the reconciler, when its give-back's answer does not come", () => {
+    /** Long enough for the reconciler to give up asking (its give-back's 2 s and its own 2 s) with room to spare. */
+    const PAUSE_MS = 8000;
+    let side: Redis;
+    let admin: pg.Client;
+
+    beforeAll(async () => {
+      // Connections of the test's own: the store's node-1 connection waits behind its paused script.
+      side = new Redis(redis.port, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await side.connect();
+      admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+    });
+
+    afterAll(async () => {
+      await side?.call("CLIENT", "UNPAUSE").catch(() => {});
+      side?.disconnect();
+      await admin?.end();
+    });
+
+    /** A unit taken by the store's own stock write for a buyer whose instance then died: reserved, its order never sent. */
+    async function takenByACrashedInstance(): Promise<{ reservation: string; unit: number }> {
+      const reservation = randomUUID();
+      const { epoch } = await getActiveConfig();
+      const taken = await takeUnitAtomically(getRedis(), saleId, epoch, { id: reservation, buyer: buyer(), instance: "app-gone", strategy: "atomic", runId: null });
+      if (typeof taken === "string") throw new Error(`no unit taken: ${taken}`);
+      return { reservation, unit: taken.stockSeen };
+    }
+
+    const statusOf = async (reservation: string) =>
+      (await admin.query<{ status: string }>("SELECT status FROM orders WHERE reservation = $1", [reservation])).rows[0]?.status;
+    const reserved = async (reservation: string) => (await side.hexists(saleCounterKeys(saleId).pending, reservation)) === 1;
+    /** Sessions of the store's database inside a transaction and idle in it: a transaction held open. */
+    const heldOpen = async () => (await admin.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()")).rows[0]!.n;
+
+    /**
+     * One reconcile pass whose give-back meets a Redis paused for writes: the pass's order row is
+     * held at the table until Redis is paused, so the give-back is the first write it sends after.
+     * Resolves once the pass has committed its row, with the pass itself still running.
+     */
+    async function passIntoPausedRedis(reservation: string): Promise<{ pass: Promise<unknown>; pauseEndsAt: number }> {
+      const stall = await stallOrders();
+      onTestFinished(() => stall.release());
+      const pass = reconcile({ olderThanMs: 0 }).catch((error: unknown) => error);
+      await waitFor(stall.insertsWaiting, { what: "the reconciler's order row waiting on the held table", until: (n) => n > 0, timeoutMs: 10_000 });
+      expect(await side.call("CLIENT", "PAUSE", String(PAUSE_MS), "WRITE")).toBe("OK");
+      const pauseEndsAt = Date.now() + PAUSE_MS;
+      await stall.release();
+      // Committed while Redis still takes no writes: the pass gave up asking, it did not wait for Redis.
+      await waitFor(() => statusOf(reservation), { what: `the reservation's row committed 'settling' before the pause ends`, until: (status) => status === "settling", timeoutMs: PAUSE_MS - 1500, intervalMs: 100 });
+      expect(Date.now()).toBeLessThan(pauseEndsAt);
+      return { pass, pauseEndsAt };
+    }
+
+    it("a give-back that did go: committed 'settling' while Redis is paused, a late order finds it, and the next pass records it put back", async () => {
+      const { reservation, unit } = await takenByACrashedInstance();
+      const stockBefore = Number(await side.get(STOCK_KEY));
+      const { pass } = await passIntoPausedRedis(reservation);
+
+      // Nothing held while Redis does not answer, and nothing guessed: not sold, still reserved.
+      expect(await heldOpen()).toBe(0);
+      expect(await reserved(reservation)).toBe(true);
+      // The buyer's late order insert finds the row in doubt, not a sale (its purchase answers 503 and keeps the reservation).
+      const late = await recordOrder({
+        reservation, sku: SKU, saleId, runId: null, strategy: "atomic", instance: "app-gone", buyer: "late", unit, status: "sold", reconciled: false,
+      });
+      expect([late.status, late.inserted]).toEqual(["settling", false]);
+
+      // The pause ends and the paused give-back runs: the unit is back on the shelf, its reservation gone.
+      await waitFor(() => reserved(reservation), { what: "the paused give-back to run once Redis takes writes", until: (there) => !there, timeoutMs: PAUSE_MS + 5000, intervalMs: 100 });
+      expect(Number(await side.get(STOCK_KEY))).toBe(stockBefore + 1);
+      await pass;
+
+      // The next pass learns it from the reservation: the row becomes the tombstone it is.
+      const next = await waitFor(() => reconcile({ olderThanMs: 0 }), { what: "a reconcile pass to run (the paused pass's lease let go)", until: (s) => s.ran, timeoutMs: 25_000, intervalMs: 500 });
+      expect(next.givenBack).toBe(1);
+      expect(await statusOf(reservation)).toBe("returned");
+      const stats = await getSaleStats(saleId);
+      expect([stats.lostUnits, stats.phantomUnits, stats.doubleSold, stats.pendingUnits]).toEqual([0, 0, 0, 0]);
+      expect(stats.orders + stats.remaining).toBe(STOCK);
+    });
+
+    it("a give-back that did not go (the stock had moved): committed 'settling', and the next pass records the buyer's order", async () => {
+      const { reservation } = await takenByACrashedInstance();
+      // Another buyer's unit sells above it on the shelf: this one can no longer go back as itself.
+      expect((await timedPurchase()).status).toBe("bought");
+      const ordersBefore = (await getSaleStats(saleId)).orders;
+      const { pass } = await passIntoPausedRedis(reservation);
+      expect(await heldOpen()).toBe(0);
+
+      // The paused give-back runs and finds the stock moved: it changes nothing, the reservation stays.
+      await side.call("CLIENT", "UNPAUSE");
+      await pass;
+      expect(await reserved(reservation)).toBe(true);
+      expect(await statusOf(reservation)).toBe("settling");
+
+      const next = await waitFor(() => reconcile({ olderThanMs: 0 }), { what: "a reconcile pass to run", until: (s) => s.ran, timeoutMs: 25_000, intervalMs: 500 });
+      expect(next.ordersRecorded).toBe(1);
+      expect(await statusOf(reservation)).toBe("sold");
+      expect(await reserved(reservation)).toBe(false);
+      const stats = await getSaleStats(saleId);
+      expect(stats.orders).toBe(ordersBefore + 1);
+      expect([stats.lostUnits, stats.phantomUnits, stats.doubleSold, stats.pendingUnits]).toEqual([0, 0, 0, 0]);
+      expect(stats.orders + stats.remaining).toBe(STOCK);
+    });
   });
 });
