@@ -97,9 +97,9 @@ async function purchaseUnit(input: BuyCreate, arrivedAt: number, hooks: Purchase
     // Postgres down, stalled or cut off trips the breaker (a timeout too); a full pool is load, not that.
     if (isOrderStoreFailure(error)) noteOrderStoreDown();
     throw new StoreUnavailableError(
-      `the order could not be recorded; unit ${taken.stockSeen} stays reserved for ${input.buyer} (reservation ${reservation.id}) `
+      `the order could not be recorded; unit ${taken.stockSeen} stays reserved (reservation ${reservation.id}) `
         + "and is settled within seconds: recorded as your order, or put back on the shelf",
-      { cause: error },
+      { cause: error, reason: "order_pending", unit: taken.stockSeen },
     );
   });
   if (order.status === "settling") {
@@ -107,15 +107,18 @@ async function purchaseUnit(input: BuyCreate, arrivedAt: number, hooks: Purchase
     // (Redis node 1 did not answer): not sold, and not forgotten — the reservation is how the
     // reconciler learns, and it settles the unit as this buyer's order or back on the shelf.
     throw new StoreUnavailableError(
-      `the order could not be recorded yet; unit ${taken.stockSeen} stays reserved for ${input.buyer} (reservation ${reservation.id}) `
+      `the order could not be recorded yet; unit ${taken.stockSeen} stays reserved (reservation ${reservation.id}) `
         + "and is settled once Redis answers: recorded as your order, or put back on the shelf",
+      { reason: "order_pending", unit: taken.stockSeen },
     );
   }
   forgetReservation(sale.id, reservation.id);
   if (order.status === "returned") {
     // The reconciler gave the unit back and freed the buyer with it (GIVE_BACK_UNIT): they may try
     // again under the one-order rule. Nothing is undone here: by now they may have bought again.
-    throw new StoreUnavailableError(`your purchase took too long to record: unit ${taken.stockSeen} was put back on the shelf; nothing was sold`);
+    throw new StoreUnavailableError(`your purchase took too long to record: unit ${taken.stockSeen} was put back on the shelf; nothing was sold`, {
+      reason: "put_back", unit: taken.stockSeen,
+    });
   }
   hooks.ordered?.(taken.stockSeen);
   return {
