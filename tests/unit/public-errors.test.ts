@@ -24,11 +24,10 @@ import { readiness } from "@/lib/readiness";
 import { getRedisNodes, getSubscriber } from "@/lib/redis";
 import { storeCall } from "@/lib/store-call";
 import { watchLive } from "@/lib/workshop/live";
+import { INTERNALS } from "../support/internals";
 import { englishWordsIn } from "../support/untranslated";
 import { waitFor } from "../support/wait";
 
-/** What must never reach a public body: a driver's refusal, an address with its port, a stack frame. */
-const INTERNALS = /ECONNREFUSED|ETIMEDOUT|\b(?:\d{1,3}\.){3}\d{1,3}:\d+|localhost:\d+|\bat \S+ \(|\.[cm]?[jt]s:\d+/;
 
 afterAll(async () => {
   // Clients that never connected: closeRedis' QUIT would wait for a connection that never comes.
