@@ -32,8 +32,8 @@ export const CONNECT_TIMEOUT_MS = 3000;
  * SQLSTATE 57014). Sized from what the code already waits on this pool: an order may wait this
  * long to go out (QUEUE_BOUND_MS in lib/purchase/order-store.ts is this bound), and the longest a
  * healthy Postgres keeps an order statement waiting is behind the reconciler's transaction on its
- * row (lib/purchase/reconciler.ts), for about a buyer's wait timeout. A statement still out after
- * it is a stalled Postgres, and its buyers are answered as such.
+ * row, which lib/purchase/reconciler.ts keeps under this bound (9 s at most). A statement still
+ * out after it is a stalled Postgres, and its buyers are answered as such.
  */
 export const STATEMENT_TIMEOUT_MS = 10_000;
 
