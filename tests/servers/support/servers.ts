@@ -214,8 +214,15 @@ export async function startPostgres(): Promise<TestPostgres> {
   await waitFor(() => admin.query("SELECT 1"), { what: `postgres on ${port} to answer (${server.output().slice(-300)})`, timeoutMs: 20_000, intervalMs: 100 });
   await admin.query("CREATE SEQUENCE lock_fence_seq");
   const signalAll = (signal: NodeJS.Signals) => {
+    if (server.exitCode !== null || server.signalCode !== null) return [];
     const pids = [server.pid!, ...childrenOf(server.pid!)];
-    for (const pid of pids) process.kill(pid, signal);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // a backend that ended since it was listed
+      }
+    }
     return pids;
   };
   // Never left stopped: the cleanups stop the server with SIGINT, which a stopped backend would not heed.
