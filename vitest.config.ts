@@ -10,7 +10,8 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"] },
+        // The code under test logs what it withholds from its answers; the tests read answers, not logs.
+        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], env: { LOG_LEVEL: "silent" } },
       },
       {
         extends: true,

@@ -1,7 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client";
-import { pgConnectionConfig } from "./db-config";
+import { mainPoolConfig, pgConnectionConfig } from "./db-config";
 import { getEnv } from "./env";
 import { forgetProcessSingleton, processSingleton } from "./process-singleton";
 
@@ -9,11 +9,12 @@ import { forgetProcessSingleton, processSingleton } from "./process-singleton";
 /**
  * The one pg pool of this process. Prisma's driver adapter runs on it, and so does the one query
  * every purchase makes (the order insert, see lib/purchase/purchase.ts), so both share
- * DATABASE_POOL_SIZE connections.
+ * DATABASE_POOL_SIZE connections. Every wait on it is bounded (lib/db-config.ts mainPoolConfig):
+ * the connect, each statement on the server, and each answer on the client.
  */
 export function getPool(): pg.Pool {
   return processSingleton("db.pool", () => {
-    const pool = new pg.Pool(pgConnectionConfig());
+    const pool = new pg.Pool(mainPoolConfig());
     // An idle connection that Postgres drops (a restart, the lab stopping it) must not crash the
     // server; the next query gets a fresh connection or a clear error.
     pool.on("error", () => {});

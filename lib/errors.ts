@@ -38,6 +38,20 @@ export interface KeptError {
   readonly errorValues?: Readonly<Record<string, string | number>>;
 }
 
+/**
+ * An error as the log reads it: its message, then each cause's ("the order could not be recorded
+ * ← connect ECONNREFUSED 127.0.0.1:55432"). What the public is never told (lib/http/errors.ts).
+ */
+export function errorChain(error: unknown): string {
+  const parts: string[] = [];
+  let at: unknown = error;
+  for (let depth = 0; at !== undefined && at !== null && depth < 5; depth++) {
+    parts.push(at instanceof Error ? `${at.name === "Error" ? "" : `${at.name}: `}${at.message}` : String(at));
+    at = at instanceof Error ? at.cause : undefined;
+  }
+  return parts.join(" ← ");
+}
+
 export function keptError(error: unknown): KeptError {
   const message = error instanceof Error ? error.message : String(error);
   return error instanceof AppError ? { error: message, errorCode: error.code, errorValues: errorValues(error) } : { error: message };
@@ -52,13 +66,23 @@ export abstract class NotFoundError extends AppError {
   }
 }
 
+/**
+ * What a 503 `unavailable` says became of the buyer's unit, when a unit was taken: its order not
+ * recorded yet (the unit stays reserved, and is recorded as theirs or put back), or put back on the
+ * shelf. `server` when none was: a server did not answer and nothing changed. The public message
+ * of each (messages/*.json, `apiErrors.unavailable`) is chosen by it.
+ */
+export type UnavailableReason = "server" | "order_pending" | "put_back";
+
 /** 503: a store the request needs (Redis node 1, PostgreSQL) did not answer; nothing was changed. */
 export class StoreUnavailableError extends AppError {
   override name = "StoreUnavailableError";
   readonly status = 503;
   readonly code = "unavailable";
   override readonly retryAfterS = 1;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  override readonly details: Readonly<{ reason: UnavailableReason; unit?: number }>;
+  constructor(message: string, options: { cause?: unknown; reason?: UnavailableReason; unit?: number } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.details = { reason: options.reason ?? "server", ...(options.unit === undefined ? {} : { unit: options.unit }) };
   }
 }

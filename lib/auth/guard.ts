@@ -22,17 +22,21 @@ export async function requireAdmin(request: Request): Promise<void> {
 
 /**
  * An /api/admin route handler: `requireAdmin` runs before it, and whatever either throws becomes
- * the JSON error every route answers with (lib/http/errors.ts).
+ * the JSON error every route answers with (lib/http/errors.ts). Past the session check the caller
+ * is an admin, and a failure of our servers is told in its own words, as the admin pages show it;
+ * before it (the session cannot even be read) the caller is anyone, and is told by the code.
  */
 export function adminRoute<Context = unknown>(
   handler: (request: Request, context: Context) => Promise<Response>,
 ): (request: Request, context: Context) => Promise<Response> {
   return async (request, context) => {
+    let admin = false;
     try {
       await requireAdmin(request);
+      admin = true;
       return await handler(request, context);
     } catch (error) {
-      return errorResponse(error, {}, localeOfRequest(request));
+      return errorResponse(error, {}, localeOfRequest(request), { admin });
     }
   };
 }

@@ -1,8 +1,10 @@
 import { createTranslator } from "next-intl";
 import { ZodError, type core } from "zod";
-import { AppError, StoreUnavailableError, errorValues } from "../errors";
+import { AppError, StoreUnavailableError, errorChain, errorValues } from "../errors";
+import { codeMessage, publicErrorMessage, type ApiErrorCode, type TranslationValues } from "../i18n/api-errors";
 import { DEFAULT_LOCALE, localeOfRequest, type Locale } from "../i18n/locales";
-import { messagesFor, type Messages } from "../i18n/messages";
+import { messagesFor } from "../i18n/messages";
+import { getLog } from "../log";
 import { isConnectionError } from "../store-call";
 
 /** An HTTP-level refusal with a stable code (bad JSON, body too large, wrong method, …). */
@@ -29,10 +31,6 @@ export function jsonError(status: number, body: ErrorBody, headers?: HeadersInit
   return Response.json(body, { status, headers });
 }
 
-/** `apiErrors` holds the codes' messages and, as objects, the field messages (`fields`, `issues`, `checks`). */
-type ApiErrorCode = { [Code in keyof Messages["apiErrors"]]: Messages["apiErrors"][Code] extends string ? Code : never }[keyof Messages["apiErrors"]];
-type TranslationValues = Record<string, string | number>;
-
 /**
  * An error's human message in `locale`, by its stable code (messages/<locale>.json, `apiErrors`):
  * ICU with the error's values. English keeps the error's own message, which is more precise (it
@@ -41,12 +39,7 @@ type TranslationValues = Record<string, string | number>;
  */
 export function humanMessage(code: string, english: string, values: TranslationValues, locale: Locale): string {
   if (locale === DEFAULT_LOCALE) return english;
-  const messages = messagesFor(locale);
-  if (!Object.hasOwn(messages.apiErrors, code) || typeof messages.apiErrors[code as ApiErrorCode] !== "string") return english;
-  let failed = false;
-  const t = createTranslator({ locale, messages, namespace: "apiErrors", onError: () => (failed = true) });
-  const text = t(code as ApiErrorCode, values);
-  return failed ? english : text;
+  return codeMessage(code, values, locale) ?? english;
 }
 
 /** The ICU values of a zod issue: its bounds, the type or the options it wanted. */
@@ -96,16 +89,33 @@ export interface JsonAnswer {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** Who reads an error answer. @default the public: anyone, signed in or not */
+export interface Audience {
+  /**
+   * A signed-in admin (an /api/admin route past its session check): a failure of our own servers
+   * is said in the error's own words (its host, its driver's), as the admin pages show it.
+   */
+  readonly admin?: boolean;
+  /** The caller logs the error, details and all, itself (the purchase route logs every purchase). */
+  readonly logged?: boolean;
+}
+
 /**
  * The one place errors become answers: a domain error (AppError) answers with its own status
  * and code, a zod error is 422 with field errors, a store that did not answer 503, anything
  * unexpected a 500 with no internals.
  * `code` is a stable English identifier; `message` is in `locale` (the request's: localeOfRequest).
+ * A failure of our own servers (a 5xx) may carry what no visitor should read — a host and port, a
+ * driver's words — so the public is told what happened by its code alone, in its language
+ * (publicErrorMessage), and the error's own words go to the log; an admin reads them.
  */
-export function errorAnswer(error: unknown, extra: Record<string, unknown> = {}, locale: Locale = DEFAULT_LOCALE): JsonAnswer {
+export function errorAnswer(error: unknown, extra: Record<string, unknown> = {}, locale: Locale = DEFAULT_LOCALE, audience: Audience = {}): JsonAnswer {
   if (error instanceof AppError) {
     const headers = error.retryAfterS === undefined ? undefined : { "retry-after": String(error.retryAfterS) };
-    const message = humanMessage(error.code, error.message, errorValues(error), locale);
+    const values = errorValues(error);
+    const withheld = error.status >= 500 && !audience.admin;
+    if (withheld && !audience.logged) getLog().warn({ code: error.code, status: error.status, detail: errorChain(error) }, "answered without its details");
+    const message = withheld ? publicErrorMessage(error.code, values, locale) : humanMessage(error.code, error.message, values, locale);
     return { status: error.status, body: { code: error.code, message, ...error.details, ...extra }, ...(headers && { headers }) };
   }
   if (error instanceof ZodError) {
@@ -121,14 +131,14 @@ export function errorAnswer(error: unknown, extra: Record<string, unknown> = {},
   }
   // A Redis node or Postgres that does not answer, on a path that did not wrap its call in
   // storeCall (a read of the figures, a run's record): the dependency's 503, never a 500.
-  if (isConnectionError(error)) return errorAnswer(new StoreUnavailableError(`a backing server did not answer: ${(error as Error).message}`, { cause: error }), extra, locale);
-  console.error(error);
-  return { status: 500, body: { code: "internal", message: humanMessage("internal", "Something went wrong on our side.", {}, locale), ...extra } };
+  if (isConnectionError(error)) return errorAnswer(new StoreUnavailableError(`a backing server did not answer: ${(error as Error).message}`, { cause: error }), extra, locale, audience);
+  getLog().error({ err: error, detail: errorChain(error) }, "unexpected error");
+  return { status: 500, body: { code: "internal", message: publicErrorMessage("internal", {}, locale), ...extra } };
 }
 
 /** errorAnswer as a web Response, for the App Router's route handlers. */
-export function errorResponse(error: unknown, extra: Record<string, unknown> = {}, locale: Locale = DEFAULT_LOCALE): Response {
-  const { status, body, headers } = errorAnswer(error, extra, locale);
+export function errorResponse(error: unknown, extra: Record<string, unknown> = {}, locale: Locale = DEFAULT_LOCALE, audience: Audience = {}): Response {
+  const { status, body, headers } = errorAnswer(error, extra, locale, audience);
   return Response.json(body, { status, headers });
 }
 

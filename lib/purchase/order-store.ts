@@ -1,14 +1,21 @@
 import type { PoolClient } from "pg";
 import { getPool } from "../db";
+import { STATEMENT_TIMEOUT_MS } from "../db-config";
 import { getRedis } from "../redis";
 import { saleCounterKeys } from "../sale/keys";
+import { isConnectionError } from "../store-call";
 
 /**
  * The durable record of every sale: the order row. Its insert is idempotent on the reservation
  * the stock write recorded in Redis, so the purchase and the reconciler may both try it and one
  * order results; a row the reconciler wrote as 'returned' (it gave the unit back) is a tombstone
- * that a late insert of the same reservation finds instead of selling the unit again.
+ * that a late insert of the same reservation finds instead of selling the unit again. A row
+ * 'settling' is one the reconciler left while it could not learn whether its give-back of the unit
+ * happened (lib/purchase/reconciler.ts): neither sold nor returned yet, and a late insert finds it
+ * too — its unit stays reserved, and the reconciler settles it.
  */
+export type OrderStatus = "sold" | "returned" | "settling";
+
 export interface NewOrder {
   readonly reservation: string;
   readonly sku: string;
@@ -18,13 +25,13 @@ export interface NewOrder {
   readonly instance: string;
   readonly buyer: string;
   readonly unit: number;
-  readonly status: "sold" | "returned";
+  readonly status: OrderStatus;
   readonly reconciled: boolean;
 }
 
 export interface RecordedOrder {
   readonly id: number;
-  readonly status: "sold" | "returned";
+  readonly status: OrderStatus;
   readonly createdAt: Date;
   /** False when the reservation was already recorded and this call found its row. */
   readonly inserted: boolean;
@@ -55,7 +62,7 @@ const UPSERT_ORDERS = {
          RETURNING reservation, id, status, (created_at AT TIME ZONE 'UTC') AS created_at, (xmax = 0) AS inserted`,
 };
 
-interface OrderRow { reservation: string; id: number; status: "sold" | "returned"; created_at: Date; inserted: boolean }
+interface OrderRow { reservation: string; id: number; status: OrderStatus; created_at: Date; inserted: boolean }
 
 const recorded = (row: OrderRow): RecordedOrder =>
   ({ id: Number(row.id), status: row.status, createdAt: new Date(row.created_at), inserted: row.inserted });
@@ -91,7 +98,10 @@ const columnsOf = (o: NewOrder): unknown[] => [o.reservation, o.sku, o.saleId, o
  * statement, when one comes back. Before, a thousand buyers each waited for one of the pool's
  * connections and those that waited past its 3 s connect timeout were answered 503 with a healthy
  * Postgres (docs/benchmarks.md). An order still waiting to go out after QUEUE_BOUND_MS (Postgres
- * stalled) is answered as the pool's timeout was: its unit stays reserved for the reconciler.
+ * stalled) is answered as the pool's timeout was: its unit stays reserved for the reconciler. A
+ * statement out is bounded the same (the main pool's statement and query timeouts,
+ * lib/db-config.ts), so a Postgres that stops answering — stopped, or cut off with its packets
+ * dropped — frees the batches' slots and trips the breaker below instead of holding them forever.
  * The reconciler does not wait for that bound: it settles any reservation older than a few seconds,
  * so an order that waited long may find its unit put back (its tombstone, answered as such). While
  * the reconciler's transaction is open, the batch carrying that order waits with it, for as long as
@@ -99,7 +109,13 @@ const columnsOf = (o: NewOrder): unknown[] => [o.reservation, o.sku, o.saleId, o
  */
 export const BATCHES_OUT = 4;
 const BATCH_ROWS = 250;
-const QUEUE_BOUND_MS = 10_000;
+/** As long as a statement may be out: an order that waited this long to go out is as stalled as one out this long. */
+const QUEUE_BOUND_MS = STATEMENT_TIMEOUT_MS;
+
+/** An order that waited QUEUE_BOUND_MS to go out, behind batches that did not come back: Postgres stalled. */
+export class OrderQueueTimeoutError extends Error {
+  override name = "OrderQueueTimeoutError";
+}
 
 interface Waiting {
   readonly order: NewOrder;
@@ -116,7 +132,7 @@ function giveUp(waiting: Waiting): void {
   const at = queue.indexOf(waiting);
   if (at < 0) return;
   queue.splice(at, 1);
-  waiting.reject(new Error(`the order waited ${QUEUE_BOUND_MS} ms for Postgres behind ${batchesOut} batches of orders that did not come back`));
+  waiting.reject(new OrderQueueTimeoutError(`the order waited ${QUEUE_BOUND_MS} ms for Postgres behind ${batchesOut} batches of orders that did not come back`));
 }
 
 function sendBatches(): void {
@@ -182,12 +198,27 @@ export function forgetReservation(saleId: number, reservation: string): void {
 }
 
 /**
- * A breaker in front of the order insert: once an insert failed because Postgres did not answer,
- * buyers are turned away with 503 *before* a unit is taken, until a probe answers again. Without
- * it every buyer would take a unit the store cannot record while Postgres is down, and the sale
- * would look sold out. Per process; the probe is one `SELECT 1` shared by every waiting buyer.
+ * Whether an order's failure says Postgres is not serving orders, so the breaker below should trip:
+ * a connection refused, reset or ended, a connect that timed out, a statement Postgres cancelled
+ * at its statement timeout, a query that got no answer at all (a partition), an order that waited
+ * its bound to go out. Not a full pool (every connection busy, none waited for in time: load on a
+ * healthy Postgres), and not an error one row caused (its sale deleted meanwhile).
+ */
+export function isOrderStoreFailure(error: unknown): boolean {
+  if (error instanceof OrderQueueTimeoutError) return true;
+  return isConnectionError(error) && !/timeout exceeded when trying to connect/i.test((error as Error).message);
+}
+
+/**
+ * A breaker in front of the order insert: once an insert failed because Postgres did not answer
+ * (isOrderStoreFailure), buyers are turned away with 503 *before* a unit is taken, until a probe
+ * answers again. Without it every buyer would take a unit the store cannot record while Postgres
+ * is down, and the sale would look sold out. Per process; the probe is one `SELECT 1` shared by
+ * every waiting buyer, and a buyer waits for it at most PROBE_WAIT_MS: into a partition the probe
+ * itself waits for the main pool's query timeout, and the buyers must not wait with it.
  */
 const PROBE_EVERY_MS = 250;
+const PROBE_WAIT_MS = 1000;
 
 interface Breaker {
   downSince: number;
@@ -213,7 +244,7 @@ export async function orderStoreUp(): Promise<boolean> {
   }
   if (!breaker.downSince) return true;
   if (Date.now() < breaker.nextProbeAt) return false;
-  breaker.probing ??= getPool()
+  const probe = (breaker.probing ??= getPool()
     .query("SELECT 1")
     .then(() => {
       breaker.downSince = 0;
@@ -225,6 +256,15 @@ export async function orderStoreUp(): Promise<boolean> {
     })
     .finally(() => {
       breaker.probing = undefined;
-    });
-  return breaker.probing;
+    }));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), PROBE_WAIT_MS);
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([probe, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -9,12 +9,12 @@ import { SKU, saleCounterKeys } from "../sale/keys";
 import { hitBuyerLimit } from "../sale/rules/buyer-limit";
 import { assertDropOpen } from "../sale/rules/drop";
 import { getCurrentSale } from "../sale/sale";
-import { isConnectionError, storeCall } from "../store-call";
+import { storeCall } from "../store-call";
 import type { BuyCreate } from "../validations/buy";
 import { holderOf, type ReservationMeta } from "./critical-section";
 import { SoldOutError, UnknownProductError } from "./errors";
 import type { PurchaseArrival, PurchaseHooks, PurchaseReceipt } from "./hooks";
-import { forgetReservation, noteOrderStoreDown, orderStoreUp, recordOrder } from "./order-store";
+import { forgetReservation, isOrderStoreFailure, noteOrderStoreDown, orderStoreUp, recordOrder } from "./order-store";
 import { SaleSwitchingError, seenSoldOut, takeUnit } from "./take-unit";
 
 export { takeUnit, type UnitLock } from "./take-unit";
@@ -94,19 +94,31 @@ async function purchaseUnit(input: BuyCreate, arrivedAt: number, hooks: Purchase
     reservation: reservation.id, sku, saleId: sale.id, runId: reservation.runId, strategy: config.strategy, instance,
     buyer: input.buyer, unit: taken.stockSeen, status: "sold", reconciled: false,
   }).catch((error: unknown) => {
-    // A full pool ("timeout exceeded when trying to connect") is load, not Postgres down.
-    if (isConnectionError(error) && !/timeout exceeded when trying to connect/i.test((error as Error).message)) noteOrderStoreDown();
+    // Postgres down, stalled or cut off trips the breaker (a timeout too); a full pool is load, not that.
+    if (isOrderStoreFailure(error)) noteOrderStoreDown();
     throw new StoreUnavailableError(
-      `the order could not be recorded; unit ${taken.stockSeen} stays reserved for ${input.buyer} (reservation ${reservation.id}) `
+      `the order could not be recorded; unit ${taken.stockSeen} stays reserved (reservation ${reservation.id}) `
         + "and is settled within seconds: recorded as your order, or put back on the shelf",
-      { cause: error },
+      { cause: error, reason: "order_pending", unit: taken.stockSeen },
     );
   });
+  if (order.status === "settling") {
+    // The reconciler is settling this reservation and could not learn whether it put the unit back
+    // (Redis node 1 did not answer): not sold, and not forgotten — the reservation is how the
+    // reconciler learns, and it settles the unit as this buyer's order or back on the shelf.
+    throw new StoreUnavailableError(
+      `the order could not be recorded yet; unit ${taken.stockSeen} stays reserved (reservation ${reservation.id}) `
+        + "and is settled once Redis answers: recorded as your order, or put back on the shelf",
+      { reason: "order_pending", unit: taken.stockSeen },
+    );
+  }
   forgetReservation(sale.id, reservation.id);
   if (order.status === "returned") {
     // The reconciler gave the unit back and freed the buyer with it (GIVE_BACK_UNIT): they may try
     // again under the one-order rule. Nothing is undone here: by now they may have bought again.
-    throw new StoreUnavailableError(`your purchase took too long to record: unit ${taken.stockSeen} was put back on the shelf; nothing was sold`);
+    throw new StoreUnavailableError(`your purchase took too long to record: unit ${taken.stockSeen} was put back on the shelf; nothing was sold`, {
+      reason: "put_back", unit: taken.stockSeen,
+    });
   }
   hooks.ordered?.(taken.stockSeen);
   return {

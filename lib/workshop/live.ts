@@ -8,7 +8,10 @@ import { HUMAN_PREFIX, countJoined, getBuyerNames } from "./buyers";
 import { dropOf, type DropView } from "../sale/rules/drop";
 import { processSingleton } from "../process-singleton";
 import { coalesced } from "../coalesce";
-import type { Locale } from "../i18n/locales";
+import { errorChain } from "../errors";
+import { publicErrorMessage } from "../i18n/api-errors";
+import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
+import { getLog } from "../log";
 
 // What the live pages show (workshop mode), built once per change per instance and sent to every
 // subscriber of that instance: the store's phones get the public part, the projector the
@@ -142,6 +145,8 @@ const encoder = new TextEncoder();
 interface Hub {
   readonly people: Set<Listener>;
   readonly admins: Set<Listener>;
+  /** Each listener's language, for the one event that has words: `unavailable`. */
+  readonly locales: Map<Listener, Locale>;
   /** Listeners that have not had their first snapshot yet (they get the next broadcast, or its failure). */
   readonly waiting: Set<Listener>;
   subscribed: boolean;
@@ -170,14 +175,20 @@ const RETRY_UNAVAILABLE_MS = 1000;
 /** One hub per process (lib/process-singleton.ts). */
 function hub(): Hub {
   return processSingleton("live.hub", (): Hub => ({
-    people: new Set(), admins: new Set(), waiting: new Set(), subscribed: false, lastAt: 0, running: false, again: false, fresh: false, spacingMs: ANNOUNCE_EVERY_MS,
+    people: new Set(), admins: new Set(), locales: new Map(), waiting: new Set(), subscribed: false, lastAt: 0, running: false, again: false, fresh: false, spacingMs: ANNOUNCE_EVERY_MS,
     failed: { people: false, admins: false },
   }));
 }
 
 export const snapshotEvent = (snapshot: LiveSnapshot) => `data: ${JSON.stringify(snapshot)}\n\n`;
-const unavailableEvent = (error: unknown) =>
-  `event: unavailable\ndata: ${JSON.stringify({ code: "unavailable", message: (error as Error).message })}\n\n`;
+
+/**
+ * The figures could not be built: said by its code in the listener's language, never in the
+ * failure's own words (a host and port, a driver's message: those go to the log). Phones and the
+ * projector alike: a projector is read by the whole room.
+ */
+export const unavailableEvent = (locale: Locale) =>
+  `event: unavailable\ndata: ${JSON.stringify({ code: "unavailable", reason: "live", message: publicErrorMessage("unavailable", { reason: "live" }, locale) })}\n\n`;
 
 /** Two snapshots show the same thing: all but the clock they were built at is equal. */
 function sameView(a: LiveSnapshot | undefined, b: LiveSnapshot): boolean {
@@ -264,8 +275,18 @@ async function broadcast(): Promise<void> {
  * RETRY_UNAVAILABLE_MS whether or not a change is announced.
  */
 function tellUnavailable(h: Hub, listeners: Set<Listener>, kind: keyof Hub["failed"], served: Set<Listener>, error: unknown): void {
-  const event = encoder.encode(unavailableEvent(error));
-  for (const listener of listeners) if (!h.failed[kind] || served.has(listener)) listener(event);
+  // Once per outage, not once a retry: what failed, in its own words, is the log's.
+  if (!h.failed[kind]) getLog().warn({ streams: kind, detail: errorChain(error) }, "live figures unavailable");
+  // One encoding per language, not per listener.
+  const events = new Map<Locale, Uint8Array>();
+  const eventFor = (locale: Locale) => {
+    let event = events.get(locale);
+    if (!event) events.set(locale, (event = encoder.encode(unavailableEvent(locale))));
+    return event;
+  };
+  for (const listener of listeners) {
+    if (!h.failed[kind] || served.has(listener)) listener(eventFor(h.locales.get(listener) ?? DEFAULT_LOCALE));
+  }
   h.failed[kind] = true;
   if (!h.retry) {
     h.retry = setTimeout(() => {
@@ -329,11 +350,12 @@ function ensureSubscribed(): void {
  * a thousand phones connecting, or one phone reconnecting in a loop, cost one snapshot between
  * them, never one Postgres read each.
  */
-export function watchLive(listener: Listener, admin: boolean): () => void {
+export function watchLive(listener: Listener, admin: boolean, locale: Locale = DEFAULT_LOCALE): () => void {
   ensureSubscribed();
   const h = hub();
   const set = admin ? h.admins : h.people;
   set.add(listener);
+  h.locales.set(listener, locale);
   const last = admin ? h.last?.admin : h.last?.people;
   if (h.fresh && last && h.subscribed) {
     listener(encoder.encode(snapshotEvent({ ...last, serverNow: Date.now() })));
@@ -344,5 +366,6 @@ export function watchLive(listener: Listener, admin: boolean): () => void {
   return () => {
     set.delete(listener);
     h.waiting.delete(listener);
+    h.locales.delete(listener);
   };
 }

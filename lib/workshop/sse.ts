@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { DEFAULT_LOCALE, localeOfRequest, type Locale } from "../i18n/locales";
 import { watchLive } from "./live";
 
 /** A comment line every HEARTBEAT_MS keeps nginx (proxy_read_timeout) and phones' networks from closing a quiet stream. */
@@ -34,7 +35,7 @@ export function liveEventStream(request: Request, admin: boolean): Response {
       };
       send(RETRY);
       // The first event is the current snapshot (the hub's last, or its next broadcast); then one per change.
-      const unwatch = watchLive(send, admin);
+      const unwatch = watchLive(send, admin, localeOfRequest(request));
       const heartbeat = setInterval(() => send(KEEP_ALIVE), HEARTBEAT_MS);
       stop = () => {
         if (!open) return;
@@ -63,7 +64,7 @@ export function liveEventStream(request: Request, admin: boolean): Response {
  * trip through web streams). Every event is a whole snapshot, so a phone whose connection cannot
  * take more yet is sent only the latest once it drains, not a backlog of the ones it missed.
  */
-export function writeLiveEvents(res: ServerResponse, admin: boolean): void {
+export function writeLiveEvents(res: ServerResponse, admin: boolean, locale: Locale = DEFAULT_LOCALE): void {
   res.writeHead(200, LIVE_HEADERS);
   res.write(RETRY);
   let latest: Uint8Array | undefined;
@@ -77,7 +78,7 @@ export function writeLiveEvents(res: ServerResponse, admin: boolean): void {
     latest = undefined;
     if (next) send(next);
   });
-  const unwatch = watchLive(send, admin);
+  const unwatch = watchLive(send, admin, locale);
   // A heartbeat is for a quiet stream: one that waits to drain has news queued already.
   const heartbeat = setInterval(() => res.writableNeedDrain || send(KEEP_ALIVE), HEARTBEAT_MS);
   res.once("close", () => {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { getEnv } from "@/lib/env";
 import { clientAddress, isFromThisMachine } from "@/lib/http/client-address";
+import { errorChain } from "@/lib/errors";
 import { HttpError, errorAnswer, type JsonAnswer } from "@/lib/http/errors";
 import { pagesApiRoute } from "@/lib/http/pages-api";
 import { readNodeJsonBody } from "@/lib/http/read-json";
@@ -70,8 +71,10 @@ export default pagesApiRoute({
         code: "bought", buyer: loggedBuyer(input.buyer), unit: receipt.order.unit, order: receipt.order.id, strategy: receipt.strategy,
       });
     } catch (error) {
-      return done(errorAnswer(error, { instance }, localeOfRequest(request)), {
-        code: (error as { code?: string }).code ?? "error", reason: (error as Error).message?.slice(0, 300),
+      // The answer says what happened by its code; the log line says it in the error's own words,
+      // causes and all (a host and port, a driver's message: never the public's to read).
+      return done(errorAnswer(error, { instance }, localeOfRequest(request), { logged: true }), {
+        code: (error as { code?: string }).code ?? "error", reason: errorChain(error).slice(0, 500),
       });
     }
   },

@@ -1,4 +1,5 @@
 import { pagesApiRoute } from "@/lib/http/pages-api";
+import { localeOfRequest } from "@/lib/i18n/locales";
 import { writeLiveEvents } from "@/lib/workshop/sse";
 
 // A Pages Router route: a hall holds a thousand of these streams (lib/http/pages-api.ts says why).
@@ -8,8 +9,9 @@ export const config = { api: { bodyParser: false, responseLimit: false } };
 
 /** Server-sent events for the store's pages: stock, holders, the drop and who got one, on every change. */
 export default pagesApiRoute({
-  GET(_request, response) {
-    writeLiveEvents(response, false);
+  GET(request, response) {
+    // The stream's one worded event (`unavailable`) is said in the phone's language.
+    writeLiveEvents(response, false, localeOfRequest(request));
     return undefined;
   },
 });

@@ -10,7 +10,8 @@ import { resetConfig } from "@/lib/sale/config";
 import { getStock } from "@/lib/sale/sale";
 import { HONEST, currentSaleId, honest, pendingUnits, settledSale } from "../support/accounting";
 import { adminFetch, signIn } from "../support/admin";
-import { PUBLIC_URL, blast, blastUntilBought, prepareSale, stackControl } from "../support/stack";
+import { INTERNALS } from "../support/internals";
+import { PUBLIC_URL, blast, blastUntilBought, postBuy, prepareSale, stackControl } from "../support/stack";
 
 const STOCK = 20;
 
@@ -40,7 +41,19 @@ describe.each(["token-lua", "atomic"] as const)("%s with Postgres stopped", (str
     const figures = await fetch(`${PUBLIC_URL}/api/sale`);
     expect(figures.status).toBe(503);
     expect(figures.headers.get("retry-after")).toBe("1");
-    expect(((await figures.json()) as { code: string }).code).toBe("unavailable");
+    const figuresText = await figures.text();
+    expect((JSON.parse(figuresText) as { code: string }).code).toBe("unavailable");
+    // Said by its code: not the refused address, nor the driver's words (those are in the app's log).
+    expect(figuresText).not.toMatch(INTERNALS);
+    const buyer = await postBuy(PUBLIC_URL, "while-postgres-is-down");
+    const buyerText = await buyer.text();
+    expect(buyer.status, buyerText).toBe(503);
+    expect(buyerText).not.toMatch(INTERNALS);
+    const ready = await fetch(`${PUBLIC_URL}/api/ready`);
+    const readyText = await ready.text();
+    expect(ready.status).toBe(503);
+    expect(JSON.parse(readyText)).toMatchObject({ code: "not_ready", checks: { postgres: "unavailable" } });
+    expect(readyText).not.toMatch(INTERNALS);
     const runs = await adminFetch(await signIn(), "GET", "/api/admin/runs");
     expect(runs.status, runs.text).toBe(503);
 

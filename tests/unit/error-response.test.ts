@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AdminNotConfiguredError } from "@/lib/auth/session";
 import { HttpError, errorResponse } from "@/lib/http/errors";
+import { publicErrorMessage } from "@/lib/i18n/api-errors";
 import { StackControlError } from "@/lib/stack/control";
 import { LockBusyError, LockLostError, LockUnavailableError } from "@/lib/locks/types";
 import { StoreUnavailableError } from "@/lib/errors";
@@ -33,7 +34,13 @@ describe("errorResponse", () => {
     const got = await answer(error);
     expect(got.status).toBe(status);
     expect(got.body.code).toBe(code);
-    expect(got.body.message).toBe((error as Error).message);
+    // A refusal is said in the error's own words; a failure of our servers (5xx) by its code alone,
+    // to the public (tests/unit/public-errors.test.ts), and in its own words to an admin.
+    if (status < 500) expect(got.body.message).toBe((error as Error).message);
+    else {
+      expect(got.body.message).toBe(publicErrorMessage(code, { reason: "server", ...(error as { details?: Record<string, string> }).details }, "en"));
+      expect(((await errorResponse(error, {}, "en", { admin: true }).json()) as { message: string }).message).toBe((error as Error).message);
+    }
     expect(got.retryAfter).toBe(retryAfter);
   });
 

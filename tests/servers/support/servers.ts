@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { MemberConfig } from "../../../scripts/stack/config";
+import { ROOT } from "../../../scripts/stack/paths";
 import { redisReply } from "../../../scripts/stack/resp";
 import { pgbouncerIni, pgbouncerServes, pgbouncerUsers, findPgBouncer } from "../../../scripts/stack/services/pgbouncer";
 import { postgresLayout } from "../../../scripts/stack/services/postgres-cluster";
@@ -148,6 +149,46 @@ export interface TestPostgres {
   readonly port: number;
   /** A pool straight to it, as the lock pool is (user and database `postgres`). */
   pool(max?: number): pg.Pool;
+  /**
+   * A database of its own with the app's schema: every migration in prisma/migrations applied in
+   * order, as `prisma migrate deploy` applies them. Its URL, for DATABASE_URL.
+   */
+  migratedDatabase(name: string): Promise<string>;
+  /**
+   * SIGSTOP to the postmaster and every backend it forked, as a partition looks from a client: its
+   * connections stay open and nothing comes back (a new connect is taken by the kernel's backlog and
+   * never answered). `thaw` sends SIGCONT. Both answer the pids they signalled.
+   */
+  freeze(): number[];
+  thaw(): number[];
+  /** Whether each process `freeze` signalled is stopped now (state T in /proc), for a test to check its fault happened. */
+  frozen(pids: readonly number[]): boolean;
+}
+
+/** The processes whose parent is `pid` (a postmaster's backends), from /proc. */
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      // pid (comm) state ppid …: the name may hold spaces and parentheses, so read after the last ')'.
+      const [, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(ppid) === pid) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+function processState(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+  } catch {
+    return undefined;
+  }
 }
 
 /** initdb in a temp dir and a postgres on a free port, as the `postgres` user when root; the fencing sequence made. */
@@ -172,7 +213,61 @@ export async function startPostgres(): Promise<TestPostgres> {
   const admin = pool(1);
   await waitFor(() => admin.query("SELECT 1"), { what: `postgres on ${port} to answer (${server.output().slice(-300)})`, timeoutMs: 20_000, intervalMs: 100 });
   await admin.query("CREATE SEQUENCE lock_fence_seq");
-  return { port: port!, pool };
+  const signalAll = (signal: NodeJS.Signals) => {
+    if (server.exitCode !== null || server.signalCode !== null) return [];
+    const pids = [server.pid!, ...childrenOf(server.pid!)];
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // a backend that ended since it was listed
+      }
+    }
+    return pids;
+  };
+  // Never left stopped: the cleanups stop the server with SIGINT, which a stopped backend would not heed.
+  cleanups.push(() => void signalAll("SIGCONT"));
+  return {
+    port: port!,
+    pool,
+    async migratedDatabase(name) {
+      await admin.query(`CREATE DATABASE ${name}`);
+      const client = new pg.Client({ host: "127.0.0.1", port: port!, user: "postgres", database: name });
+      await client.connect();
+      try {
+        const dir = path.join(ROOT, "prisma", "migrations");
+        for (const migration of fs.readdirSync(dir).filter((entry) => fs.statSync(path.join(dir, entry)).isDirectory()).sort()) {
+          await client.query(fs.readFileSync(path.join(dir, migration, "migration.sql"), "utf8"));
+        }
+      } finally {
+        await client.end();
+      }
+      return `postgresql://postgres@127.0.0.1:${port}/${name}`;
+    },
+    freeze: () => signalAll("SIGSTOP"),
+    thaw: () => signalAll("SIGCONT"),
+    frozen: (pids) => pids.every((pid) => processState(pid) === "T"),
+  };
+}
+
+export interface TestRedis {
+  readonly port: number;
+  /** host:port, as REDIS_NODES lists a node. */
+  readonly address: string;
+}
+
+/** One redis-server on a free port, no persistence, in a temp dir: a Redis node 1 of the test's own. */
+export async function startRedis(): Promise<TestRedis> {
+  const [port] = await freePortBlock(1);
+  const dir = tempDir("locklab-redis-");
+  const server = startChild("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir]);
+  cleanups.push(() => stopChild(server));
+  await waitFor(() => redisReply("127.0.0.1", port!, ["PING"], 300), {
+    what: `redis-server on ${port} to answer (${server.output().slice(-300)})`,
+    timeoutMs: 10_000,
+    until: (reply) => reply === "PONG",
+  });
+  return { port: port!, address: `127.0.0.1:${port}` };
 }
 
 export interface TestPgBouncer {
