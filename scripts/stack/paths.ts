@@ -34,9 +34,9 @@ export function systemUser(name: string): { uid: number; gid: number; home: stri
  * Makes `dir` a directory only this user can enter (0700), as it is now or as an older run left it
  * (0755): the stack's secrets (stack.env, admin-password), its pidfiles and logs are nobody else's
  * on a shared laptop. With `passGid`, that group may pass through to names it knows, and list,
- * read or write nothing (0710). Refuses a symlink or another user's directory rather than use it.
+ * read or write nothing (0710); with `passMode` 0711, anyone may. Refuses a symlink or another user's directory rather than use it.
  */
-export function makePrivateDir(dir: string, passGid?: number): string {
+export function makePrivateDir(dir: string, passGid?: number, passMode?: 0o711): string {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = fs.lstatSync(dir);
   if (!stat.isDirectory()) throw new StackError(`${dir} is not a directory (a symlink?): remove it and start again`);
@@ -45,21 +45,22 @@ export function makePrivateDir(dir: string, passGid?: number): string {
     throw new StackError(`${dir} belongs to uid ${stat.uid}, not to this user (uid ${uid}): start the stack as its owner, or remove it`);
   }
   if (passGid !== undefined && stat.gid !== passGid) fs.lchownSync(dir, stat.uid, passGid);
-  const mode = passGid === undefined ? 0o700 : 0o710;
+  const mode = passMode ?? (passGid === undefined ? 0o700 : 0o710);
   if ((stat.mode & 0o7777) !== mode) fs.chmodSync(dir, mode);
   return dir;
 }
 
 /**
  * .stack: 0700. As root, Postgres and PgBouncer run as the `postgres` user (they refuse root) and
- * keep their cluster and config in .stack (.stack/pg, .stack/pgbouncer-1): that user's group may
- * pass through (0710, root:postgres) to the directories it owns there, and cannot list .stack,
- * write in it, or read its secrets (root's, 0600), logs or pidfiles (0700). Strict 0700 would put
- * the cluster outside .stack, where a docker volume on .stack no longer holds it.
+ * keep their cluster and config in .stack (.stack/pg, .stack/pgbouncer-1); PgBouncer with a group of
+ * its own besides (its role's group id, by which the link grid's nft rules know its packets). So as
+ * root .stack lets anyone pass through to names they know (0711) and list, read or write nothing in
+ * it: its secrets (stack.env, admin-password) are root's 0600, its logs and pidfiles root's 0700,
+ * the cluster and PgBouncer's config postgres' 0700/0600. Strict 0700 would put the cluster outside
+ * .stack, where a docker volume on .stack no longer holds it.
  */
 export function makeStackDir(): string {
-  const postgres = process.getuid?.() === 0 ? systemUser("postgres") : null;
-  return makePrivateDir(STACK_DIR, postgres?.gid);
+  return process.getuid?.() === 0 ? makePrivateDir(STACK_DIR, undefined, 0o711) : makePrivateDir(STACK_DIR);
 }
 
 /**

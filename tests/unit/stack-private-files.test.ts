@@ -56,18 +56,18 @@ describe(".stack and its secrets", () => {
     expect(paths.STACK_DIR).toBe(stackDir);
 
     expect(stack.adminPassword()).toBe("kept-password-1");
-    // As root with a postgres user: root's, and the postgres group may only pass through (0710).
-    expect(modeOf(stackDir)).toBe(isRoot && postgres ? 0o710 : 0o700);
-    if (isRoot && postgres) expect(fs.lstatSync(stackDir).gid).toBe(postgres.gid);
+    // As root: root's, and others may only pass through (0711) to the cluster and PgBouncer's config.
+    expect(modeOf(stackDir)).toBe(isRoot ? 0o711 : 0o700);
     expect(modeOf(path.join(stackDir, "admin-password"))).toBe(0o600);
   });
 
-  it.runIf(isRoot)("another user can neither enter .stack nor read a secret in it; postgres reaches only its own cluster", () => {
+  it.runIf(isRoot)("another user can neither list .stack nor read a secret in it; postgres reaches only its own cluster", () => {
     fs.chmodSync(base, 0o755); // the checkout around .stack is open to all, as a repository usually is
     const secret = path.join(stackDir, "stack.env");
     paths.writePrivateFile(secret, "ADMIN_PASSWORD=x\n");
-    expect(as(OTHER, `test -x ${stackDir}`)).toBe(false);
+    expect(as(OTHER, `ls ${stackDir}`)).toBe(false);
     expect(as(OTHER, `cat ${secret}`)).toBe(false);
+    expect(as(OTHER, `touch ${stackDir}/planted`)).toBe(false);
     if (!postgres) return;
     const cluster = path.join(stackDir, "pg");
     fs.mkdirSync(cluster, { mode: 0o700 });
