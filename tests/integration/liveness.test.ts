@@ -7,11 +7,12 @@
  *    lock strategy of the lesson; a buyer who finds the lock held is answered busy at once.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { clearFaults, setFault } from "@/lib/lab/faults";
 import { getRedis } from "@/lib/redis";
 import { resetConfig } from "@/lib/sale/config";
 import { HONEST, currentSaleId, honest, pendingUnits, settledSale } from "../support/accounting";
 import { adminFetch, signIn } from "../support/admin";
-import { PUBLIC_URL, blast, getSaleStats, postBuy, prepareSale, stackControl } from "../support/stack";
+import { PUBLIC_URL, getSaleStats, instanceUrl, postBuy, prepareSale, stackControl } from "../support/stack";
 import { sleep, waitFor } from "../support/wait";
 
 afterAll(async () => {
@@ -64,30 +65,40 @@ describe("a run whose lock stopped serving", () => {
     const { run, reportToken } = created.json as { run: { id: number }; reportToken: string };
     const saleId = await currentSaleId();
     try {
-      // Units taken while Postgres is down stay reserved: their orders could not be written.
-      await stackControl("/postgres/stop");
-      expect((await blast(PUBLIC_URL, 4)).unavailable).toBe(4);
-      const reserved = await pendingUnits(saleId);
-      expect(reserved.length).toBeGreaterThan(0);
+      // A unit taken by a buyer whose order cannot be written stays reserved. The buyer is held
+      // after taking it (the lab's before-order-insert point) while Postgres stops: stopping first
+      // would trip the order breaker, which turns buyers away before they take a unit at all.
+      await setFault("before-order-insert", 5000, 1);
+      let reserved: number[];
+      try {
+        const held = postBuy(instanceUrl(0), "held-before-its-order");
+        reserved = await waitFor(() => pendingUnits(saleId), { until: (pending) => pending.length > 0, timeoutMs: 10_000, intervalMs: 20, what: "the held buyer's unit to be reserved" });
+        await stackControl("/postgres/stop");
+        expect((await held).status).toBe(503);
+        expect(await pendingUnits(saleId)).toEqual(reserved);
+      } finally {
+        await clearFaults();
+      }
       // Then the lock stops serving (a holder that died with it), before Postgres is back: the
-      // reconciler can give those units back only under that lock.
+      // reconciler can give that unit back only under that lock.
       await getRedis().set("lock:goods:001", "a-holder-that-died");
       await stackControl("/postgres/start");
       let buyers = 0;
       await waitFor(async () => {
         await Promise.all(Array.from({ length: 4 }, () => postBuy(PUBLIC_URL, `run-stuck-${buyers++}`)));
         return getSaleStats();
-      }, { until: (stats) => stats.verdict === "STUCK", timeoutMs: 15_000, intervalMs: 0, what: "the sale to read STUCK" });
+      }, { until: (stats) => stats.verdict === "STUCK", timeoutMs: 30_000, intervalMs: 0, what: "the sale to read STUCK" });
 
       const completed = await fetch(`${PUBLIC_URL}/api/admin/runs/${run.id}/complete`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-run-token": reportToken },
-        body: JSON.stringify({ tool: "node", requests: buyers + 4, bought: 0, soldOut: 0, busy: buyers, errors: 4, durationMs: 5000, latencyMs: { p50: 400, p95: 400, p99: 400 } }),
+        body: JSON.stringify({ tool: "node", requests: buyers + 1, bought: 0, soldOut: 0, busy: buyers, errors: 1, durationMs: 5000, latencyMs: { p50: 400, p95: 400, p99: 400 } }),
       });
       expect(completed.status).toBe(200);
       const stored = ((await completed.json()) as { run: { verdict: string; pendingUnits: number; lostUnits: number; doubleSold: number; orders: number } }).run;
       expect(stored).toMatchObject({ verdict: "STUCK", pendingUnits: reserved.length, lostUnits: 0, doubleSold: 0, orders: 0 });
     } finally {
+      await stackControl("/postgres/start");
       // A run left running holds the stack: the next test could not start one (409 run_in_progress).
       await adminFetch(admin, "POST", `/api/admin/runs/${run.id}/cancel`);
     }
