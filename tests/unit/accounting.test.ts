@@ -42,6 +42,17 @@ describe("countUnits", () => {
     expect(verdictOf(stale)).toBe("FAIL");
   });
 
+  it("a machine crash that cost node 1 its last second: the units sold in it read phantom, then sold twice, never hidden", () => {
+    // Units 10..5 sold and recorded in Postgres (durable); node 1's append-only file had reached
+    // only unit 7's stock write when the machine died: it comes back with a stock of 7.
+    const crashed = countUnits({ initialStock: 10, unitCounts: sold(10, 9, 8, 7, 6, 5), remaining: 7, pendingUnits: [] });
+    expect(crashed).toMatchObject({ orders: 6, phantomUnits: 3, lostUnits: 0, doubleSold: 0 });
+    expect(verdictOf(crashed)).toBe("FAIL");
+    // The sale goes on from 7: units 7, 6 and 5 are sold again, and count as sold twice.
+    const after = countUnits({ initialStock: 10, unitCounts: sold(10, 9, 8, 7, 6, 5, 7, 6, 5), remaining: 4, pendingUnits: [] });
+    expect(after).toMatchObject({ doubleSold: 3, phantomUnits: 0, lostUnits: 0 });
+  });
+
   it("units outside 1..initial count as sold twice, and oversell is signed", () => {
     const counted = countUnits({ initialStock: 2, unitCounts: sold(2, 1, 0, -1), remaining: 0, pendingUnits: [] });
     expect(counted).toMatchObject({ orders: 4, outOfRange: 2, doubleSold: 2, oversell: 2, lostUnits: 0 });

@@ -72,6 +72,7 @@ describe("control routes", () => {
     ["POST", "/network/grudge"],
     ["POST", "/network/heal"],
     ["POST", "/redis/3/clock"],
+    ["POST", "/redis/1/kill"],
   ])("%s %s exists", (method, path) => {
     expect(matchRoute(routes, method, path).route.method).toBe(method);
   });
@@ -80,8 +81,8 @@ describe("control routes", () => {
     // Two per lock-service cluster (PgBouncer is a cluster of one): /<service>/<n>/(stop|start|
     // pause|resume|kill) and /<service>/(stop|start); the Redis Cluster's failover and owner lookup;
     // nginx's exposure (workshop mode) and its per-address ceilings (the room); the network's three;
-    // a Redis node's clock.
-    expect(routes).toHaveLength(31);
+    // a Redis node's clock and its crash (kill).
+    expect(routes).toHaveLength(32);
   });
 
   it("names a Redis node, app or cluster member that does not exist", async () => {

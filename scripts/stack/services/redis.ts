@@ -1,4 +1,9 @@
-// Independent Redis nodes (no replication, no persistence), one child each, in .stack/redis-<n>.
+// Independent Redis nodes (no replication), one child each, in .stack/redis-<n>.
+// Node 1 is the store's own: the stock, the sale, its reservations, the room's joins and the admin
+// sessions live there, so it keeps an append-only file (STORE_NODE_PERSISTENCE). Nodes 2–5 hold
+// only a lesson's locks and keep none: "a node restarted empty" is a pitfall the lab shows on them.
+// POST /redis/<n>/stop shuts a node down (SHUTDOWN NOSAVE: the append-only file is still flushed);
+// POST /redis/<n>/kill is a crash (SIGKILL: what was written to the file is all that survives).
 // Each runs under libfaketime with a clock of its own (.stack/redis-<n>/clock, "+0" at start) that
 // POST /redis/<n>/clock moves: { "jumpS": 15 } steps it, { "rate": 2 } makes it run fast,
 // { "reset": true } puts it back; /reset-faults resets every clock (see ../fake-clock.ts).
@@ -44,13 +49,27 @@ function redisDir(node: RedisNodeConfig): string {
   return path.join(STACK_DIR, `redis-${node.index}`);
 }
 
-function redisArgs(node: RedisNodeConfig): string[] {
+/** The node that holds the store's own data rather than a lesson's lock (lib/redis.ts getRedis). */
+export const STORE_NODE = 1;
+
+/**
+ * The store's node writes every command to its append-only file before it answers it, and fsyncs
+ * the file once a second. A crash of the process (SIGKILL, an OOM kill, a supervisor's restart)
+ * loses no write it acknowledged: the file's writes are in the kernel before the reply leaves. A
+ * crash of the machine may lose the last second's writes; Postgres' orders are durable, so a unit
+ * sold in that second reads as back on the shelf and is counted phantom (README, "Durability").
+ * `always` would close that second at an fsync per write, which a laptop's disk pays on every
+ * lock, stock write and release of every purchase.
+ */
+export const STORE_NODE_PERSISTENCE = ["--appendonly", "yes", "--appendfsync", "everysec"] as const;
+
+export function redisArgs(node: RedisNodeConfig): string[] {
   const dir = redisDir(node);
   return [
     "--port", String(node.port),
     "--bind", node.host === "localhost" ? "127.0.0.1" : node.host,
     "--save", "",
-    "--appendonly", "no",
+    ...(node.index === STORE_NODE ? STORE_NODE_PERSISTENCE : ["--appendonly", "no"]),
     "--daemonize", "no",
     "--dir", dir,
     "--pidfile", path.join(dir, "redis.pid"),
@@ -241,6 +260,21 @@ export const redis: ServiceFactory = ({ cfg }): Service => {
           await stopNode(node);
           say(`… redis ${node.addr} stopped (control API)`);
           return { redis: node.index, addr: node.addr, up: false };
+        },
+      },
+      {
+        method: "POST",
+        path: /^\/redis\/(\d+)\/kill$/,
+        async handle([n]) {
+          const node = pick(nodes, n, "redis node");
+          const killed = node.handle;
+          if (running(killed)) {
+            signal(killed.pid, "SIGKILL");
+            await killed.exited;
+            removePidFile(killed.name);
+          }
+          say(`… redis ${node.addr} killed (control API)`);
+          return { redis: node.index, addr: node.addr, up: false, killedPid: killed?.pid ?? null };
         },
       },
       {
