@@ -1,4 +1,4 @@
-import { CEILING_LOCAL, CEILING_LOCKS, CEILING_ROUNDS, CURVE_STRATEGIES, PAIRED, PEER_BLOCKS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
+import { AOF_OFF, AOF_ON, AOF_ROWS, CEILING_LOCAL, CEILING_LOCKS, CEILING_ROUNDS, CURVE_STRATEGIES, PAIRED, PEER_BLOCKS, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, projectLock } from "./labels";
 import type { PeerFamily } from "./peers";
 import { median, medianInterval, type RowResult } from "./stats";
 
@@ -26,6 +26,8 @@ export interface AimTargets {
   readonly keptUnderContention: number;
   /** Holder timeline recording on ÷ off over HTTP, purchases/s. @default 0.95 */
   readonly timelineOnOverOff: number;
+  /** The store node's append-only file on ÷ off, purchases/s over HTTP (README, "Durability"). */
+  readonly appendOnlyOnOverOff: number;
   /** In-process, `token-lua` and `redlock` ÷ the serial ceiling (the critical section one at a time, no lock). @default 0.9 */
   readonly ofSerialCeiling: number;
   /** The numbers of buyers that aim is checked at. @default [50, 200] */
@@ -42,6 +44,7 @@ export const DEFAULT_AIM_TARGETS: AimTargets = Object.freeze({
   contendedFromBuyers: 50,
   keptUnderContention: 0.8,
   timelineOnOverOff: 0.95,
+  appendOnlyOnOverOff: 0.9,
   ofSerialCeiling: 0.9,
   serialCeilingAtBuyers: Object.freeze([50, 200]),
 });
@@ -179,6 +182,21 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
     out.push({
       ok: onOverOff >= targets.timelineOnOverOff,
       text: `${name} over HTTP, timeline recording on ÷ off (${how}), purchases/s: ${shown(onOverOff, targets.timelineOnOverOff, 3)} (aim ≥ ${targets.timelineOnOverOff})`,
+    });
+  }
+
+  for (const name of AOF_ROWS) {
+    const on = find("http", `${name}${AOF_ON}`);
+    const off = find("http", `${name}${AOF_OFF}`);
+    if (!on || !off) continue;
+    const blocks = blockRatios(on, off);
+    const onOverOff = blocks ? median(blocks) : ratio(on.purchasesPerSecond, off.purchasesPerSecond);
+    const how = blocks
+      ? `median of ${blocks.length} blocks of on, off, off, on: ${blocks.map((b) => b.toFixed(3)).join(", ")}`
+      : "measured on, off, off, on";
+    out.push({
+      ok: onOverOff >= targets.appendOnlyOnOverOff,
+      text: `${name} over HTTP, node 1's append-only file (fsync every second) on ÷ off (${how}), purchases/s: ${shown(onOverOff, targets.appendOnlyOnOverOff, 3)} (aim ≥ ${targets.appendOnlyOnOverOff})`,
     });
   }
 

@@ -18,6 +18,14 @@ export const TIMELINE_ON = " (timeline on)";
 export const TIMELINE_OFF = " (timeline off)";
 
 /**
+ * Over HTTP, the store node's append-only file (scripts/stack/services/redis.ts) is measured on
+ * the same rows, on and off (CONFIG SET appendonly on node 1), in blocks of on, off, off, on.
+ */
+export const AOF_ROWS: readonly StrategyName[] = TIMELINE_ROWS;
+export const AOF_ON = " (append-only file on)";
+export const AOF_OFF = " (append-only file off)";
+
+/**
  * Over HTTP, `token-lua` ÷ `atomic` is also measured in blocks of token-lua, atomic, atomic,
  * token-lua windows (the row BENCH_ONLY calls PAIRED_ROW); its two results carry PAIRED.
  */
@@ -47,7 +55,7 @@ export const PEER_BLOCKS = " (peer blocks)";
 
 /** The project's lock a row measures (a timeline or paired row counts as its strategy's), or undefined for a peer. */
 export function projectLock(label: string): StrategyName | undefined {
-  const suffixed = [TIMELINE_ON, TIMELINE_OFF, PAIRED, CEILING_ROUNDS, PEER_BLOCKS].some((suffix) => label.endsWith(suffix));
+  const suffixed = [TIMELINE_ON, TIMELINE_OFF, AOF_ON, AOF_OFF, PAIRED, CEILING_ROUNDS, PEER_BLOCKS].some((suffix) => label.endsWith(suffix));
   const name = suffixed ? label.slice(0, label.lastIndexOf(" (")) : label;
   return PROJECT_ROWS.find((row) => row === name);
 }

@@ -3,11 +3,12 @@ import { serialCeiling } from "./serial-ceiling";
 import { getStrategy } from "../lib/locks/registry";
 import type { StrategyName } from "../lib/locks/strategies";
 import type { UnitLock } from "../lib/purchase/purchase";
+import { getRedis } from "../lib/redis";
 import { setTimelineRecording } from "../lib/sale/config";
 import { runHttp } from "./http";
 import { runInProcess } from "./in-process";
 import type { CurveSettings, Level } from "./knobs";
-import { CEILING_ROW, CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PEER_BLOCKS, PROJECT_ROWS, REDLOCK_PEER_ROW, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS } from "./labels";
+import { CEILING_ROW, CURVE_STRATEGIES, PAIRED, PAIRED_ROW, PEER_BLOCKS, PROJECT_ROWS, REDLOCK_PEER_ROW, SERIAL_CEILING, TIMELINE_OFF, TIMELINE_ON, TIMELINE_ROWS, AOF_OFF, AOF_ON, AOF_ROWS } from "./labels";
 import { fixedSleepPeer } from "./peers/fixed-sleep";
 import type { PeerRow } from "./peers";
 import { meanOfAll, type RowResult } from "./stats";
@@ -48,6 +49,7 @@ export function tableRows(workload: Workload, peers: readonly PeerRow[], publicU
     ceilingRow(workload),
     pairedRow(workload, publicUrl, blocks),
     ...TIMELINE_ROWS.map((name) => timelineRow(name, workload, publicUrl, blocks)),
+    ...AOF_ROWS.map((name) => appendOnlyRow(name, workload, publicUrl, blocks)),
   ];
 }
 
@@ -196,6 +198,43 @@ function timelineRow(name: StrategyName, workload: Workload, publicUrl: string, 
         return await inBlocks(blocks, () => measure(true), () => measure(false));
       } finally {
         await setTimelineRecording(true);
+      }
+    },
+  };
+}
+
+/** Node 1's append-only file on or off, as `CONFIG GET appendonly` reads it afterwards. */
+async function setAppendOnly(on: boolean): Promise<void> {
+  const redis = getRedis();
+  await redis.config("SET", "appendonly", on ? "yes" : "no");
+  // Turned on, Redis rewrites the file from memory in a child first: measure once that is done.
+  for (let i = 0; i < 100; i++) {
+    const info = await redis.info("persistence");
+    if (!/aof_rewrite_in_progress:1|aof_rewrite_scheduled:1/.test(info)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * What the store node's append-only file costs a purchase: its rows with the file on and off, in
+ * `blocks` blocks of on, off, off, on, as the timeline's cost is measured. The file is left as the
+ * stack started it (on) whatever happens.
+ */
+function appendOnlyRow(name: StrategyName, workload: Workload, publicUrl: string, blocks: number): Row {
+  return {
+    label: `${name}${AOF_ON}`,
+    level: "http",
+    buyers: workload.buyers,
+    async run() {
+      const wasOn = ((await getRedis().config("GET", "appendonly")) as string[])[1] === "yes";
+      const measure = async (on: boolean) => {
+        await setAppendOnly(on);
+        return runHttp(publicUrl, name, workload, `${name}${on ? AOF_ON : AOF_OFF}`);
+      };
+      try {
+        return await inBlocks(blocks, () => measure(true), () => measure(false));
+      } finally {
+        await setAppendOnly(wasOn);
       }
     },
   };

@@ -193,6 +193,17 @@ describe("the benchmark's aims", () => {
     });
   });
 
+  it("states what node 1's append-only file costs a purchase, by the median block of on and off", () => {
+    const { table, curve } = passingRun();
+    const on = row("http", "atomic (append-only file on)", 50, 0, { samples: [930, 950, 940, 960] });
+    const off = row("http", "atomic (append-only file off)", 50, 0, { samples: [1000, 1000, 1000, 1000] });
+    const [aim] = find(run([...table, on, off], curve), "append-only file");
+    expect(aim).toMatchObject({ ok: true, text: expect.stringContaining("median of 2 blocks of on, off, off, on: 0.940, 0.950), purchases/s: 0.945 (aim ≥ 0.9)") });
+    // A file that halves the purchase rate misses the aim.
+    const halved = { ...on, samples: off.samples!.map((s) => s / 2) };
+    expect(find(run([...table, halved, off], curve), "append-only file")[0]).toMatchObject({ ok: false });
+  });
+
   it("judges a lock against the serial ceiling by the median of its rounds when they ran, not by single windows", () => {
     const { table, curve } = passingRun();
     const ceiling = "serial ceiling (no lock: one buyer at a time)";
