@@ -158,3 +158,40 @@ test("with Postgres stopped, the sale card and the projector say their figures a
   await expect(projector.getByTestId("acc-verdict")).toHaveText("PASS", { timeout: 30_000 });
   await projector.close();
 });
+
+test("with Redis node 1 killed, the pages say so and take nothing; started again, the same sale reads on with no reload, the instructor still signed in", async ({ page }) => {
+  await prepareSale({ strategy: "token-lua", workMs: 0 }, 20);
+  await signIn(page);
+  await expect(page.getByTestId("sale-verdict")).toHaveText("PASS");
+  const projector = await page.context().newPage();
+  await projector.goto("/admin/live");
+  await expect(projector.getByTestId("acc-verdict")).toBeVisible();
+  const store = await page.context().newPage();
+  await store.goto("/");
+  await expect(store.getByTestId("stock-count")).toHaveText("20");
+  await store.getByRole("button", { name: "Buy now" }).click();
+  await expect(store.getByTestId("stock-count")).toHaveText("19");
+
+  await stackControl("/redis/1/kill");
+  try {
+    // The store's own node is gone: the figures are marked old, the store page is reconnecting, a tap is refused.
+    await expect(page.getByTestId("sale-stale")).toBeVisible({ timeout: 15_000 });
+    await expect(projector.getByTestId("acc-stale")).toBeVisible({ timeout: 15_000 });
+    await expect(store.getByText("reconnecting…")).toBeVisible({ timeout: 15_000 });
+    await store.getByRole("button", { name: "Buy now" }).click();
+    await expect(store.getByTestId("outcome")).toHaveClass(/error/);
+  } finally {
+    await stackControl("/redis/1/start");
+  }
+  // Back from its append-only file: the same sale, 19 left, current again on every page with no reload.
+  await expect(page.getByTestId("sale-stale")).toHaveCount(0, { timeout: 30_000 });
+  await expect(projector.getByTestId("acc-stale")).toHaveCount(0, { timeout: 30_000 });
+  await expect(store.getByText("reconnecting…")).toHaveCount(0, { timeout: 30_000 });
+  await expect(store.getByTestId("stock-count")).toHaveText("19");
+  await expect(page.getByTestId("sale-verdict")).toHaveText("PASS");
+  await expect(page).toHaveURL(/\/admin$/);
+  await store.getByRole("button", { name: "Buy now" }).click();
+  await expect(store.getByTestId("stock-count")).toHaveText("18", { timeout: 10_000 });
+  await projector.close();
+  await store.close();
+});

@@ -1,7 +1,8 @@
 /**
  * Randomised faults under load: each run sells a stock through nginx with one of the strategies
  * that claim to be safe, while 1–3 faults drawn at random hit the stack — Redis nodes stopped,
- * an instance SIGKILLed, an instance paused past the TTL (fenced and lock-free strategies only:
+ * the store's own Redis node (node 1: the stock, the sale, the reservations) SIGKILLed and started
+ * again from its append-only file, an instance SIGKILLed, an instance paused past the TTL (fenced and lock-free strategies only:
  * see SURVIVES_A_PAUSE), Postgres stopped for a few seconds, a watchdog's renewals held back.
  * After every run, once the reconciler has settled the reservations, the tests' own checker
  * (Postgres and Redis read directly) must find no unit sold twice, none lost, none back on the
@@ -38,8 +39,8 @@ const STOCK = 100;
 const BUYERS = 260;
 const CONCURRENCY = 16;
 
-type FaultName = "stop-redis" | "kill-app" | "pause-app" | "stop-postgres" | "delay-renewal";
-const FAULTS: readonly FaultName[] = ["stop-redis", "kill-app", "pause-app", "stop-postgres", "delay-renewal"];
+type FaultName = "stop-redis" | "kill-redis-1" | "kill-app" | "pause-app" | "stop-postgres" | "delay-renewal";
+const FAULTS: readonly FaultName[] = ["stop-redis", "kill-redis-1", "kill-app", "pause-app", "stop-postgres", "delay-renewal"];
 /**
  * A pause past the TTL landing between a holder's lease check and its write is what only a fence
  * closes (DESIGN, step 6; the lab's pause-before-write card shows it): a safe lock's claim holds
@@ -82,8 +83,7 @@ function planFault(name: FaultName, random: ReturnType<typeof seeded>): FaultPla
   const afterUnits = random.int(0, 40);
   switch (name) {
     case "stop-redis": {
-      // Node 1 holds the stock itself and runs without persistence (the lesson's single point):
-      // stopping it would lose the sale's data, not test a lock. Nodes 2–5 are fair game.
+      // Nodes 2–5 hold only locks (Redlock's quorum) and keep nothing: stopped, they start empty.
       const first = random.int(2, 5);
       const nodes = random.next() < 0.5 ? [first] : [first, first === 5 ? 2 : first + 1];
       return {
@@ -92,6 +92,19 @@ function planFault(name: FaultName, random: ReturnType<typeof seeded>): FaultPla
           for (const node of nodes) await stackControl(`/redis/${node}/stop`);
           await sleep(random.int(300, 1200));
           for (const node of nodes) await stackControl(`/redis/${node}/start`);
+        },
+      };
+    }
+    case "kill-redis-1": {
+      // A crash of the store's own node, and its supervisor's restart: it comes back from its
+      // append-only file with every write it acknowledged (the stock, the reservations, the locks).
+      const downMs = random.int(300, 1500);
+      return {
+        name, afterUnits, detail: `down ${downMs} ms`,
+        apply: async () => {
+          await stackControl("/redis/1/kill");
+          await sleep(downMs);
+          await stackControl("/redis/1/start");
         },
       };
     }

@@ -3,7 +3,6 @@
  * rate limit, the one-order-per-buyer rule and its invariant, names kept in a cookie, and live
  * snapshots that reach the subscribers of every instance through Redis pub/sub.
  */
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/lib/db";
 import { resetConfig } from "@/lib/sale/config";
@@ -11,6 +10,7 @@ import { getStock } from "@/lib/sale/sale";
 import { AddressFullError, getBuyerName, getRoom, joinWorkshop, removePerson } from "@/lib/workshop/buyers";
 import { takeEventData } from "@/lib/workshop/sse-read";
 import { adminFetch, signIn } from "../support/admin";
+import { postFrom } from "../support/phone";
 import { PUBLIC_URL, getSaleStats, instanceUrl, prepareSale } from "../support/stack";
 import { sleep } from "../support/wait";
 
@@ -245,26 +245,6 @@ describe("live snapshots (server-sent events)", () => {
     expect((await fetch(`${PUBLIC_URL}/api/admin/live`)).status).toBe(401);
   });
 });
-
-/** One POST through nginx from `from`, a loopback address other than 127.0.0.1 (a phone the hall bench plays). */
-function postFrom(from: string, path: string, body: unknown, cookie?: string): Promise<{ status: number; body: Record<string, unknown>; setCookie: string[] }> {
-  const url = new URL(path, PUBLIC_URL);
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const request = http.request({
-      host: url.hostname, port: url.port, path: url.pathname, method: "POST", localAddress: from, agent: false, timeout: 10_000,
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...(cookie ? { cookie } : {}) },
-    }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text || "{}") as Record<string, unknown>, setCookie: [response.headers["set-cookie"] ?? []].flat() }));
-    });
-    request.on("timeout", () => request.destroy(new Error(`POST ${path} from ${from} timed out`)));
-    request.on("error", reject);
-    request.end(payload);
-  });
-}
 
 describe("the machine itself is 127.0.0.1 and ::1, as nginx's limits say", () => {
   it("a phone on another loopback address must join first, and then buys as the person who joined", async () => {
