@@ -1,53 +1,46 @@
 /**
  * Randomised faults under load: each run sells a stock through nginx with one of the strategies
- * that claim to be safe, while 1–3 faults drawn at random hit the stack — Redis nodes stopped,
+ * that claim to be safe, while 1–3 faults drawn at random hit the stack — Redis nodes 2–5 stopped,
  * the store's own Redis node (node 1: the stock, the sale, the reservations) SIGKILLed and started
- * again from its append-only file, an instance SIGKILLed, an instance paused past the TTL (fenced and lock-free strategies only:
- * see SURVIVES_A_PAUSE), Postgres stopped for a few seconds, a watchdog's renewals held back.
- * After every run, once the reconciler has settled the reservations, the tests' own checker
- * (Postgres and Redis read directly) must find no unit sold twice, none lost, none back on the
- * shelf after it was sold. Prints a table strategy × fault.
+ * again from its append-only file, an instance SIGKILLed, an instance paused past the TTL,
+ * Postgres stopped for a few seconds, a watchdog's renewals held back. A strategy draws only the
+ * faults that reach what it uses (./fault-reach.ts: Redlock alone uses nodes 2–5, token-watchdog
+ * alone renews, only a fence survives a pause). After every run, once the reconciler has settled
+ * the reservations, the tests' own checker (Postgres and Redis read directly) must find no unit
+ * sold twice, none lost, none back on the shelf after it was sold. Prints a table strategy × fault.
  *
  * Each fault begins once the sale has sold a drawn number of units (0–40 of 100), not after a
  * drawn time: a sale made faster would otherwise be over before its faults. A run counts only if
- * every fault it drew really hit the sale: each fault began after the first request was sent and
- * before the last unit was bought, and units were sold. A second wave of buyers comes once the
- * faults are undone (a first wave can be spent on 503s while Postgres is down), so the sale goes on
- * after its faults. A run whose fault missed is played again, at most RUNS more times. While a run plays,
- * the product's own figures (getSaleStats, as /api/sale and the projector show them) are read
- * every 200 ms: not one reading may say FAIL (a unit lost, phantom or sold twice that was not) or
- * STUCK (a safe lock that stopped serving).
+ * every fault it drew really hit the sale (everyFaultHit): each was put in force while the first
+ * wave of buyers had purchases in flight, and the sale sold after it began. A second wave of
+ * buyers comes once the faults are undone (a first wave can be spent on 503s while Postgres is
+ * down), so the sale goes on after its faults. A run whose fault missed is played again, at most
+ * RUNS more times; each run plays the strategy counted least so far, so every one is played.
+ * While a run plays, the product's own figures (getSaleStats, as /api/sale and the projector show
+ * them) are read every 200 ms: not one reading may say FAIL (a unit lost, phantom or sold twice
+ * that was not) or STUCK (a safe lock that stopped serving).
  *
- * `npm test` runs CHAOS_RUNS=3; `npm run test:chaos` runs 20. CHAOS_SEED replays a sequence.
- * Traffic goes to 127.0.0.1 only; every load is bounded in count and time.
+ * `npm test` runs one per strategy (CHAOS_RUNS=5); `npm run test:chaos` runs 20. CHAOS_SEED
+ * replays a sequence. Traffic goes to 127.0.0.1 only; every load is bounded in count and time.
  */
 import { afterAll, expect, it } from "vitest";
 import { burst, type BurstResult } from "@/lib/lab/burst";
 import { clearFaults, setFault } from "@/lib/lab/faults";
 import { untilNginxSeesInstances } from "@/lib/lab/rotation";
-import type { StrategyName } from "@/lib/locks/strategies";
 import { resetConfig } from "@/lib/sale/config";
 import { getSaleStats } from "@/lib/sale/sale";
 import { checkSale, settledSale, type CheckedSale } from "../support/accounting";
 import { PUBLIC_URL, prepareSale, stackControl } from "../support/stack";
+import { CHAOS_STRATEGIES, type ChaosStrategy, FAULTS, type FaultName, type FaultWindow, everyFaultHit, faultsFor, nextStrategy } from "./fault-reach";
 
-const RUNS = Number(process.env.CHAOS_RUNS ?? 3);
+/** `npm test` plays each strategy once; `npm run test:chaos` 20 runs. */
+const RUNS = Number(process.env.CHAOS_RUNS ?? CHAOS_STRATEGIES.length);
 const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
-const STRATEGIES: readonly StrategyName[] = ["token-fencing", "token-watchdog", "redlock", "pg-for-update", "atomic"];
 const KNOBS = { lockTtlMs: 500, waitTimeoutMs: 3000, workMs: 5 } as const;
 const STOCK = 100;
 const BUYERS = 260;
 const CONCURRENCY = 16;
 
-type FaultName = "stop-redis" | "kill-redis-1" | "kill-app" | "pause-app" | "stop-postgres" | "delay-renewal";
-const FAULTS: readonly FaultName[] = ["stop-redis", "kill-redis-1", "kill-app", "pause-app", "stop-postgres", "delay-renewal"];
-/**
- * A pause past the TTL landing between a holder's lease check and its write is what only a fence
- * closes (DESIGN, step 6; the lab's pause-before-write card shows it): a safe lock's claim holds
- * "while work < TTL", and a pause is work longer than the TTL. So only the fenced strategies and
- * the lock-free one draw it; token-watchdog and redlock would fail it as the lesson says they do.
- */
-const SURVIVES_A_PAUSE: ReadonlySet<StrategyName> = new Set<StrategyName>(["token-fencing", "pg-for-update", "atomic"]);
 
 /** mulberry32: a small seeded generator, so a failing sequence can be replayed with CHAOS_SEED. */
 function seeded(seed: number) {
@@ -70,13 +63,6 @@ interface FaultPlan {
   readonly afterUnits: number;
   readonly detail: string;
   apply(): Promise<void>;
-}
-
-/** When a fault was injected and when it was undone (Date.now() ms). */
-interface FaultWindow {
-  readonly name: FaultName;
-  readonly from: number;
-  readonly to: number;
 }
 
 function planFault(name: FaultName, random: ReturnType<typeof seeded>): FaultPlan {
@@ -151,7 +137,7 @@ function planFault(name: FaultName, random: ReturnType<typeof seeded>): FaultPla
 
 interface RunOutcome {
   readonly run: number;
-  readonly strategy: StrategyName;
+  readonly strategy: ChaosStrategy;
   readonly faults: readonly FaultPlan[];
   readonly windows: readonly FaultWindow[];
   readonly load: BurstResult;
@@ -188,9 +174,9 @@ afterAll(async () => {
   await resetConfig();
 });
 
-async function chaosRun(run: number, random: ReturnType<typeof seeded>): Promise<RunOutcome> {
-  const strategy = STRATEGIES[run % STRATEGIES.length]!;
-  const pool = FAULTS.filter((fault) => fault !== "pause-app" || SURVIVES_A_PAUSE.has(strategy));
+async function chaosRun(run: number, strategy: ChaosStrategy, random: ReturnType<typeof seeded>): Promise<RunOutcome> {
+  // Only faults that reach what this strategy uses (./fault-reach.ts).
+  const pool = faultsFor(strategy);
   const faults = Array.from({ length: random.int(1, 3) }, () => planFault(pool.splice(random.int(0, pool.length - 1), 1)[0]!, random));
 
   await stackControl("/reset-faults");
@@ -221,8 +207,8 @@ async function chaosRun(run: number, random: ReturnType<typeof seeded>): Promise
   stopWatching.abort();
   const { bad, readings } = await watching;
   const honest = checked.doubleSold === 0 && checked.lostUnits === 0 && checked.phantomUnits === 0 && checked.pendingUnits === 0;
-  const hit = load.bought > 0 && load.lastBoughtAt !== undefined
-    && windows.every((window) => window.from >= load.startedAt && window.from <= (load.lastBoughtAt as number));
+  // Each fault in force while the first wave's purchases were in flight, and the sale sold after it began.
+  const hit = everyFaultHit({ startedAt: firstWave.startedAt, endedAt: firstWave.startedAt + firstWave.durationMs }, load.lastBoughtAt, windows);
   return { run, strategy, faults, windows, load, checked, honest, hit, badReadings: bad, readings };
 }
 
@@ -245,9 +231,10 @@ function bothWaves(first: BurstResult, second: BurstResult): BurstResult {
 
 function table(outcomes: readonly RunOutcome[]): string {
   const header = ["strategy", ...FAULTS, "runs", "sold", "double", "lost", "pending"];
-  const rows = STRATEGIES.map((strategy) => {
+  const rows = CHAOS_STRATEGIES.map((strategy) => {
     const mine = outcomes.filter((outcome) => outcome.strategy === strategy);
     const perFault = FAULTS.map((fault) => {
+      if (!faultsFor(strategy).includes(fault)) return "–";
       const hit = mine.filter((outcome) => outcome.faults.some((plan) => plan.name === fault));
       const bad = hit.filter((outcome) => !outcome.honest).length;
       return hit.length ? `${hit.length - bad}/${hit.length}` : "·";
@@ -266,7 +253,7 @@ it(`${RUNS} load runs under random faults that hit the sale: no unit sold twice 
   const missed: RunOutcome[] = [];
   // Runs whose fault missed the sale are played again (another strategy, other faults), a bounded number of times.
   for (let played = 0; outcomes.length < RUNS && played < RUNS * 2; played++) {
-    const outcome = await chaosRun(played, random);
+    const outcome = await chaosRun(played, nextStrategy(outcomes.map((counted) => counted.strategy)), random);
     (outcome.hit ? outcomes : missed).push(outcome);
     const { checked, load } = outcome;
     console.log(
@@ -284,6 +271,8 @@ it(`${RUNS} load runs under random faults that hit the sale: no unit sold twice 
   console.log(`\nchaos: runs honest per strategy × fault (seed ${SEED}; ${missed.length} runs whose fault missed not counted)\n${table(outcomes)}\n`);
   expect(outcomes.length, `only ${outcomes.length} of ${RUNS + missed.length} runs had every fault hit the sale`).toBe(RUNS);
   for (const outcome of outcomes) expect(outcome.load.bought, `run ${outcome.run + 1} sold nothing`).toBeGreaterThan(0);
+  // Every listed strategy was played and counted at least once (when the suite runs that many).
+  if (RUNS >= CHAOS_STRATEGIES.length) expect(new Set(outcomes.map((outcome) => outcome.strategy)).size).toBe(CHAOS_STRATEGIES.length);
   const dishonest = [...outcomes, ...missed].filter((outcome) => !outcome.honest);
   expect(dishonest.map((outcome) => `run ${outcome.run + 1} ${outcome.strategy}: ${JSON.stringify(outcome.checked)}`)).toEqual([]);
   // The figures a projector shows while the sale moves under faults: never FAIL, never STUCK.
