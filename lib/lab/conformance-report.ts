@@ -1,4 +1,4 @@
-import { FAULT_TITLES, MATRIX_FAULTS, MATRIX_ROWS, matrixCell, type CellResult, type MatrixFault, type MatrixRow, type RepResult } from "./conformance";
+import { FAULT_TITLES, MATRIX_FAULTS, MATRIX_ROWS, MAX_CELL_PLAYS, matrixCell, type CellResult, type MatrixFault, type MatrixRow, type RepResult } from "./conformance";
 
 /**
  * The conformance matrix as docs/conformance.md (a table) and docs/conformance.svg (the same
@@ -17,15 +17,24 @@ export function cellText(cell: Pick<CellResult, "reps" | "skip">): string {
     const k = count(cell.reps, what);
     if (k > 0) failures.push(`${words} in ${k}/${n}`);
   }
-  return failures.length ? failures.join(", ") : `held ${n}/${n}`;
+  const held = count(cell.reps, "held");
+  const unformed = count(cell.reps, "not-formed");
+  // A repetition whose fault never formed proves nothing: never counted as held.
+  const notFormed = unformed > 0 ? [`fault did not form in ${unformed}/${n}`] : [];
+  if (failures.length) return [...failures, ...notFormed].join(", ");
+  return held > 0 ? [`held ${held}/${n}`, ...notFormed].join(", ") : notFormed.join(", ");
 }
 
-/** A cell's colour: held (all), failed (a unit sold twice or lost), stuck, could not play, not played. */
-export function cellKind(cell: Pick<CellResult, "reps" | "skip">): "held" | "failed" | "stuck" | "error" | "skipped" {
+/**
+ * A cell's colour: held (every repetition whose fault formed, and at least one did), failed (a unit
+ * sold twice or lost), stuck, could not play, fault never formed, not played.
+ */
+export function cellKind(cell: Pick<CellResult, "reps" | "skip">): "held" | "failed" | "stuck" | "error" | "unformed" | "skipped" {
   if (cell.skip !== undefined || cell.reps.length === 0) return "skipped";
   if (cell.reps.some((rep) => rep === "sold-twice" || rep === "lost")) return "failed";
   if (cell.reps.includes("error")) return "error";
   if (cell.reps.includes("stuck")) return "stuck";
+  if (!cell.reps.includes("held")) return "unformed";
   return "held";
 }
 
@@ -65,7 +74,10 @@ export function renderMarkdown(results: readonly CellResult[], meta: MatrixMeta)
     `reads **held n/N** when no unit was sold twice or lost in any of its N repetitions, or **sold twice in`,
     "k/N** (lost stock, stuck) when that happened in k of them; its link opens the holder timeline of the",
     "first failing repetition. **Fencing** says whether the stock store refuses a write from an older",
-    "lock holder (a fencing token the lock hands out, checked where the stock is written).",
+    "lock holder (a fencing token the lock hands out, checked where the stock is written). A repetition",
+    "whose fault did not form (the pause froze no buyer, or no second holder entered: no lease ran out) is",
+    `played again, at most ${MAX_CELL_PLAYS} plays; if it never forms it reads **fault did not form** and is never`,
+    "counted as held.",
     "",
     `${meta.reps} repetition${meta.reps === 1 ? "" : "s"} a cell · started ${meta.startedAt} · took ${Math.round(meta.durationS / 60)} min` +
       `${meta.commit ? ` · commit ${meta.commit}` : ""} · chart: [conformance.svg](conformance.svg)`,
@@ -105,7 +117,7 @@ export function renderMarkdown(results: readonly CellResult[], meta: MatrixMeta)
   return `${lines.join("\n")}\n`;
 }
 
-const COLOURS = { held: "#2b8a3e", failed: "#c92a2a", stuck: "#e67700", error: "#862e9c", skipped: "#dee2e6" } as const;
+const COLOURS = { held: "#2b8a3e", failed: "#c92a2a", stuck: "#e67700", error: "#862e9c", unformed: "#868e96", skipped: "#dee2e6" } as const;
 const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** The matrix as a chart: one row per lock, one column per fault, each cell coloured by its outcome. */
@@ -139,9 +151,9 @@ export function renderChart(results: readonly CellResult[], meta: Pick<MatrixMet
     });
   });
   const legendY = top + MATRIX_ROWS.length * cellH + 28;
-  (["held", "failed", "stuck", "error", "skipped"] as const).forEach((kind, index) => {
-    const words = { held: "held: none sold twice or lost", failed: "a unit sold twice or lost", stuck: "stopped serving", error: "could not play", skipped: "not played" }[kind];
-    const x = 10 + index * 205;
+  (["held", "failed", "stuck", "error", "unformed", "skipped"] as const).forEach((kind, index) => {
+    const words = { held: "held: none sold twice or lost", failed: "a unit sold twice or lost", stuck: "stopped serving", error: "could not play", unformed: "fault did not form", skipped: "not played" }[kind];
+    const x = 10 + index * 185;
     parts.push(`<rect x="${x}" y="${legendY - 11}" width="14" height="14" rx="2" fill="${COLOURS[kind]}"/><text x="${x + 20}" y="${legendY}">${words}</text>`);
   });
   parts.push("</svg>");

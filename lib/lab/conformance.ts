@@ -99,7 +99,7 @@ function nodeOneClock(row: MatrixRow): PlayedCell {
 }
 
 const NOT_RUN = {
-  sharedNode: "not played: node 1 keeps the stock too, so restarting it empty loses the sale, not only the lock",
+  sharedNode: "not played: node 1 keeps the stock too, and an append-only file for it, so a restart keeps the lock; restarted empty it would lose the sale, not only the lock",
   restartIsFailover: "see Failover: a primary restarted empty comes back as its replica's replica",
   persisted: "not played: the service writes its state to disk, so a restart keeps it",
   clockRedisOnly: "not played: the lab moves the clocks of Redis nodes 1–5 only (libfaketime)",
@@ -140,8 +140,27 @@ export function matrixCell(row: MatrixRow, fault: MatrixFault): PlayedCell | Ski
   }
 }
 
-/** How one repetition of a cell came out, counted by the independent checker. */
-export type RepResult = "held" | "sold-twice" | "lost" | "stuck" | "error";
+/**
+ * How one repetition of a cell came out, counted by the independent checker. `not-formed`: its
+ * fault did not form in any of its plays (pauseFormed), so it proves nothing either way.
+ */
+export type RepResult = "held" | "sold-twice" | "lost" | "stuck" | "error" | "not-formed";
+
+/** A repetition whose fault did not form is played again, at most this many plays in all. */
+export const MAX_CELL_PLAYS = 3;
+
+/**
+ * Whether a pause cell's fault formed, failing closed: the freeze's budget (set to 1, spent by
+ * the buyer it froze) must be there and spent, and a second holder must have entered while the
+ * frozen one was paused — its lease ran out. A budget key that is gone proves nothing, and a
+ * freeze the lock outlasted (no lease ran out: one holder throughout) is no test of the lock.
+ */
+export function pauseFormed(budgetLeft: string | null, peakHolders: number): { formed: true } | { formed: false; why: string } {
+  if (budgetLeft === null) return { formed: false, why: "the pause's budget is gone: nothing shows a buyer froze" };
+  if (!(Number(budgetLeft) <= 0)) return { formed: false, why: "the pause never froze a buyer" };
+  if (peakHolders <= 1) return { formed: false, why: "no second holder entered while the frozen one was paused: its lease never ran out" };
+  return { formed: true };
+}
 
 export interface CellResult {
   readonly strategy: StrategyName;

@@ -31,7 +31,9 @@ export type FaultDelays = Partial<Record<FaultPoint, number>>;
 const FAULTS_KEY = "locklab:lab:faults";
 /** Points whose delay hits a bounded number of purchases (`times`, default 1), not every one. */
 const BUDGETED_POINTS: readonly FaultPoint[] = ["pause-before-write", "before-order-insert"];
-const budgetKey = (point: FaultPoint) => `locklab:fault:budget:${point}`;
+/** The Redis key of a budgeted point's remaining holds (a test reads it to see the fault spent). */
+export const faultBudgetKey = (point: FaultPoint) => `locklab:fault:budget:${point}`;
+const budgetKey = faultBudgetKey;
 
 export function parseFaults(hash: Record<string, string>): FaultDelays {
   const faults: FaultDelays = {};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MATRIX_FAULTS, MATRIX_ROWS, matrixCell, type CellResult } from "@/lib/lab/conformance";
+import { MATRIX_FAULTS, MATRIX_ROWS, matrixCell, pauseFormed, type CellResult } from "@/lib/lab/conformance";
 import { cellKind, cellText, renderChart, renderMarkdown } from "@/lib/lab/conformance-report";
 import { STRATEGY_NAMES } from "@/lib/locks/strategies";
 
@@ -25,6 +25,25 @@ describe("the conformance schedule", () => {
   it("gives every npm library in the benchmark a row", () => {
     const peers = STRATEGY_NAMES.filter((name) => name.startsWith("peer-"));
     expect(MATRIX_ROWS.map((row) => row.strategy)).toEqual(expect.arrayContaining(peers));
+  });
+});
+
+describe("a pause cell counts only when its fault formed (fails closed)", () => {
+  it("refuses a budget that is gone, a freeze that never happened, and a freeze no second holder entered", () => {
+    // The key gone: Number(null) would read 0, "spent", and pass a pause nobody saw.
+    expect(pauseFormed(null, 2)).toEqual({ formed: false, why: expect.stringContaining("budget is gone") });
+    expect(pauseFormed("1", 2)).toEqual({ formed: false, why: "the pause never froze a buyer" });
+    expect(pauseFormed("garbage", 2)).toMatchObject({ formed: false });
+    // The buyer froze, but the lock outlasted the freeze: one holder throughout proves nothing.
+    expect(pauseFormed("0", 1)).toEqual({ formed: false, why: expect.stringContaining("no second holder") });
+    expect(pauseFormed("-3", 2)).toEqual({ formed: true });
+  });
+
+  it("never shows a repetition whose fault did not form as held", () => {
+    expect(cellText({ reps: ["not-formed"] })).toBe("fault did not form in 1/1");
+    expect(cellKind({ reps: ["not-formed", "not-formed"] })).toBe("unformed");
+    expect(cellText({ reps: ["held", "not-formed", "held"] })).toBe("held 2/3, fault did not form in 1/3");
+    expect(cellText({ reps: ["sold-twice", "not-formed"] })).toBe("sold twice in 1/2, fault did not form in 1/2");
   });
 });
 
