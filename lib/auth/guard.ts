@@ -1,7 +1,8 @@
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { localeOfRequest } from "../i18n/locales";
 import { HttpError, errorResponse } from "../http/errors";
+import { clientAddress } from "../http/client-address";
 import { storeCall } from "../store-call";
 import { SESSION_COOKIE, isSignedIn } from "./session";
 
@@ -14,7 +15,7 @@ const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  */
 export async function requireAdmin(request: Request): Promise<void> {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
-  if (!(await storeCall(() => isSignedIn(token)))) {
+  if (!(await storeCall(() => isSignedIn(token, clientAddress(request))))) {
     throw new HttpError(401, "unauthorized", "Sign in as admin first (POST /api/admin/session).");
   }
   if (MUTATING.has(request.method)) assertSameOrigin(request);
@@ -64,5 +65,5 @@ export function assertSameOrigin(request: Request): void {
 /** For admin pages (server components): redirect to sign-in without a valid session. */
 export async function requireAdminPage(next: string): Promise<void> {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
-  if (!(await isSignedIn(token))) redirect(`/admin/login?next=${encodeURIComponent(next)}`);
+  if (!(await isSignedIn(token, clientAddress({ headers: await headers() })))) redirect(`/admin/login?next=${encodeURIComponent(next)}`);
 }

@@ -10,9 +10,15 @@ import { sameSecret } from "../same-secret";
  * (`v2.<expiresAtMs>.<session id>.<hmac>`) whose session id must also still be listed in Redis,
  * so signing out ends the session for good (a copied cookie stops working with it).
  * httpOnly + SameSite=Strict; mutating calls are also checked for a same-origin request (see ./guard).
+ *
+ * The listing holds the address the session signed in from (as nginx saw it): the cookie opens
+ * nothing from another address, so one sniffed on a venue's Wi-Fi (--lan-admin) is no use to the
+ * phone that sniffed it. It lapses after SESSION_IDLE_MS without a request (an open dashboard
+ * asks every few seconds), and the cookie itself after SESSION_TTL_MS whatever happens.
  */
 export const SESSION_COOKIE = "locklab_admin";
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+export const SESSION_IDLE_MS = 60 * 60 * 1000;
 
 export class AdminNotConfiguredError extends AppError {
   override name = "AdminNotConfiguredError";
@@ -43,11 +49,11 @@ export function checkPassword(candidate: string): boolean {
 
 const sessionKey = (id: string) => `locklab:admin:session:${id}`;
 
-/** A new session, listed in Redis until it expires or is signed out. */
-export async function createSession(now = Date.now()): Promise<string> {
+/** A new session for `address`, listed in Redis until it idles out, expires or is signed out. */
+export async function createSession(address: string, now = Date.now()): Promise<string> {
   const id = randomBytes(18).toString("base64url");
   const payload = `v2.${now + SESSION_TTL_MS}.${id}`;
-  await getRedis().set(sessionKey(id), "1", "PX", SESSION_TTL_MS);
+  await getRedis().set(sessionKey(id), `at ${address}`, "PX", SESSION_IDLE_MS);
   return `${payload}.${sign(payload)}`;
 }
 
@@ -65,10 +71,17 @@ function signedSessionId(token: string | undefined, now: number): string | undef
   }
 }
 
-/** A signed, unexpired token whose session has not been signed out. */
-export async function isSignedIn(token: string | undefined, now = Date.now()): Promise<boolean> {
+/**
+ * A signed, unexpired token whose session has not been signed out nor idled out, asked from the
+ * address it signed in from; each such request starts its idle time again.
+ */
+export async function isSignedIn(token: string | undefined, address: string, now = Date.now()): Promise<boolean> {
   const id = signedSessionId(token, now);
-  return id !== undefined && (await getRedis().exists(sessionKey(id))) === 1;
+  if (id === undefined) return false;
+  const redis = getRedis();
+  if ((await redis.get(sessionKey(id))) !== `at ${address}`) return false;
+  await redis.pexpire(sessionKey(id), SESSION_IDLE_MS);
+  return true;
 }
 
 /** Ends the session the token names (signing out): the cookie is worthless from here on. */

@@ -3,7 +3,7 @@
  * worthless from then on — and wrong passwords are limited per address.
  */
 import { expect, it } from "vitest";
-import { takeSignInAttempt } from "@/lib/auth/session";
+import { SESSION_COOKIE, SESSION_IDLE_MS, takeSignInAttempt } from "@/lib/auth/session";
 import { getRedis } from "@/lib/redis";
 import { adminFetch, adminPassword, signIn } from "../support/admin";
 import { instanceUrl } from "../support/stack";
@@ -62,4 +62,27 @@ it("a right password whose window expired while it was checked gives nothing bac
   for (let guess = 0; guess < 10; guess++) await takeSignInAttempt(address);
   await expect(takeSignInAttempt(address)).rejects.toMatchObject({ code: "too_many_attempts" });
   await getRedis().del(key);
+});
+
+it("a session opens nothing from another address than the one it signed in from, and idles out an hour after its last request", async () => {
+  const laptop = `10.254.${Date.now() % 250}.${process.pid % 250}`;
+  const signedIn = await from(laptop, adminPassword());
+  expect(signedIn.status).toBe(200);
+  const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))!.split(";")[0]!;
+  const ask = (address: string) => fetch(`${instanceUrl(0)}/api/admin/config`, { headers: { cookie, "x-real-ip": address } });
+  expect((await ask(laptop)).status).toBe(200);
+  // The same cookie, sniffed and sent from a phone on the same Wi-Fi: refused, and nothing opens.
+  const sniffed = await ask("10.255.0.9");
+  expect(sniffed.status).toBe(401);
+  expect(((await sniffed.json()) as { code: string }).code).toBe("unauthorized");
+  // Its listing lapses SESSION_IDLE_MS after the last request from its own address, which starts it again.
+  const id = cookie.split("=")[1]!.split(".")[2]!;
+  await getRedis().pexpire(`locklab:admin:session:${id}`, 60_000);
+  expect((await ask(laptop)).status).toBe(200);
+  const left = await getRedis().pttl(`locklab:admin:session:${id}`);
+  expect(left).toBeGreaterThan(SESSION_IDLE_MS - 10_000);
+  expect(left).toBeLessThanOrEqual(SESSION_IDLE_MS);
+  // Idled out (its listing gone): the cookie, still signed and unexpired, opens nothing.
+  await getRedis().del(`locklab:admin:session:${id}`);
+  expect((await ask(laptop)).status).toBe(401);
 });

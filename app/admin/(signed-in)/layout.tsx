@@ -1,6 +1,7 @@
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import type { ReactNode } from "react";
 import { SESSION_COOKIE, isSignedIn } from "@/lib/auth/session";
+import { clientAddress } from "@/lib/http/client-address";
 import { SignInRedirect } from "./sign-in-redirect";
 
 /**
@@ -18,6 +19,6 @@ import { SignInRedirect } from "./sign-in-redirect";
  */
 export default async function SignedInLayout({ children }: { children: ReactNode }) {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
-  if (!(await isSignedIn(token))) return <SignInRedirect />;
+  if (!(await isSignedIn(token, clientAddress({ headers: await headers() })))) return <SignInRedirect />;
   return children;
 }

@@ -18,7 +18,7 @@ export const POST = publicRoute(async (request) => {
   if (!checkPassword(password)) throw new HttpError(401, "invalid_password", "That is not the admin password.");
   await storeCall(() => attempt.passwordRight());
   const secure = new URL(request.url).protocol === "https:" && request.headers.get("x-forwarded-proto") !== "http";
-  (await cookies()).set(SESSION_COOKIE, await storeCall(() => createSession()), sessionCookieOptions(secure));
+  (await cookies()).set(SESSION_COOKIE, await storeCall(() => createSession(address)), sessionCookieOptions(secure));
   return Response.json({ signedIn: true });
 });
 
