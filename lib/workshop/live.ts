@@ -338,6 +338,9 @@ function ensureSubscribed(): void {
   subscriber.on("message", (channel: string) => {
     if (channel === LIVE_CHANNEL) changed();
   });
+  // Node 1 gone (a crash, a restart): nothing will be announced while it is, so the pages would
+  // keep their last figures as current. Try a snapshot now: it fails, and every stream is told.
+  subscriber.on("close", changed);
   // ioredis subscribes again after a reconnect; what changed meanwhile was not announced to us.
   subscriber.on("ready", changed);
   void subscriber.subscribe(LIVE_CHANNEL).catch(() => {});
