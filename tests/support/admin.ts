@@ -19,8 +19,22 @@ export async function signIn(password = adminPassword()): Promise<string> {
   return cookie.split(";")[0]!;
 }
 
+/**
+ * A request on a kept-alive connection that nginx closed meanwhile (a reload, which changing the
+ * room's people per address makes, closes idle connections) fails before it reaches the server:
+ * "other side closed". A browser sends such a request again on a new connection; so does this.
+ */
+async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw error;
+    return fetch(url, init);
+  }
+}
+
 export async function adminFetch(cookie: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${PUBLIC_URL}${path}`, {
+  const response = await fetchOnce(`${PUBLIC_URL}${path}`, {
     method,
     headers: {
       ...(cookie ? { cookie } : {}),
