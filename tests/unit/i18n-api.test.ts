@@ -78,7 +78,7 @@ describe("API errors in the request's language", () => {
     expect(en).toEqual({ status: 409, body: { code: "sold_out", message: "goods:001 is sold out" } });
     expect(ko.status).toBe(409);
     expect(ko.body.code).toBe("sold_out");
-    expect(ko.body.message).toBe("품절: 모두 팔렸습니다.");
+    expect(ko.body.message).toBe("모두 팔려 품절되었습니다.");
   });
 
   it("fill the translation with the error's own values (its details, how long to wait)", async () => {
@@ -126,7 +126,7 @@ describe("API errors in the request's language", () => {
       const kept = keptError(error);
       return kept.errorCode ? humanMessage(kept.errorCode, kept.error, { ...kept.errorValues }, locale) : kept.error;
     };
-    expect(say(new LabWaitTimeoutError("second-holder-inside", 8000), "ko")).toBe("이 케이스는 8초 동안 두 번째 구매자가 임계 구역에 들어가기를 기다렸지만 그렇게 되지 않았습니다: 카드를 다시 실행하세요.");
+    expect(say(new LabWaitTimeoutError("second-holder-inside", 8000), "ko")).toBe("이 케이스는 8초 동안 두 번째 구매자가 임계 구역에 들어가기를 기다렸지만 그렇게 되지 않았습니다. 카드를 다시 실행하세요.");
     expect(say(new LabWaitTimeoutError("instances-ready", 30_000), "en")).toBe("timed out waiting until instances-ready");
     expect(say(new LabResetError(new StackControlError("fetch failed")), "ja")).toBe("ラボはすべてを元に戻せませんでした (fetch failed): 次のカードの前に、ダッシュボードで「すべてリセット」を押してください。");
     expect(say(new StackControlError("stack control /redis/2/stop: no answer"), "zh-CN")).toContain("npm run demo");
@@ -137,13 +137,13 @@ describe("API errors in the request's language", () => {
   it("say why the stack runner could not help: no answer, what it lacks, or its own refusal", async () => {
     const silent = await answer(new StackControlError("the stack runner's control API does not answer (fetch failed)"), "ko");
     expect(silent.body).toMatchObject({ code: "stack_control_unavailable", runnerCode: "no_answer" });
-    expect(silent.body.message).toBe("스택 러너의 제어 API가 응답하지 않습니다: npm run demo로 스택을 시작하세요.");
+    expect(silent.body.message).toBe("스택 러너의 제어 API가 응답하지 않습니다. npm run demo로 스택을 시작하세요.");
     const noClock = await answer(new StackControlError("stack control /redis/1/clock: 503 libfaketime is not installed", { runnerCode: "clock_unavailable", runnerStatus: 503 }), "ja");
     expect(noClock.body.message).toBe("ここでは Redis の時計を動かせません: 時計を動かすツールがインストールされていません。");
     const other = await answer(new StackControlError("stack control /apps/1/kill: 500 app-1 did not come back", { runnerCode: "restart_failed", runnerStatus: 500 }), "zh-CN");
     expect(other.body.message).toBe("stack runner 没能完成这个操作（响应 500）；原因见 stack runner 的日志。");
     const paused = await answer(new StackControlRefusedError(409, "not_running", "app-1 is paused"), "ko");
-    expect(paused).toEqual({ status: 409, body: { code: "not_running", message: "그 서버나 인스턴스는 실행 중이 아닙니다(정지 또는 일시 정지됨): 먼저 시작하거나 재개하세요." } });
+    expect(paused).toEqual({ status: 409, body: { code: "not_running", message: "그 서버나 인스턴스는 실행 중이 아닙니다(정지 또는 일시 정지됨). 먼저 시작하거나 재개하세요." } });
   });
 
   it("explain a bad display name in the person's language, field by field", async () => {
