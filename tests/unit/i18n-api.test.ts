@@ -118,7 +118,7 @@ describe("API errors in the request's language", () => {
     const changing = await answer(new RunConflictError("run_in_progress", "the sale is being switched", claimDetails({ kind: "change", id: 81 })), "zh-CN");
     expect(changing.body).toMatchObject({ claimKind: "change", message: "正在切换或重置抢购，或开启发售，请稍后再试。" });
     const finished = await answer(new RunConflictError("run_finished", "run 7 is already failed", { runId: 7, status: "failed" }), "ko");
-    expect(finished.body.message).toBe("실행 #7: 이미 끝났습니다 (실패). 더 이상 보고를 받지 않습니다.");
+    expect(finished.body.message).toBe("실행 #7은(는) 이미 끝났습니다(실패). 더 이상 보고를 받지 않습니다.");
   });
 
   it("say a lab case's error, kept in its record, in the reader's language when it has a code", () => {
