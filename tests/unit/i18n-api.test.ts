@@ -84,7 +84,7 @@ describe("API errors in the request's language", () => {
   it("fill the translation with the error's own values (its details, how long to wait)", async () => {
     const notOpen = await answer(new DropNotOpenError(10_000, 2_500), "ja");
     expect(notOpen.body).toMatchObject({ code: "drop_not_open", opensInMs: 7500 });
-    expect(notOpen.body.message).toBe("ドロップは 8 秒後に始まります。カウントダウンが 0 になると購入ボタンが押せるようになります。");
+    expect(notOpen.body.message).toBe("セールは 8 秒後に始まります。カウントダウンが 0 になると購入ボタンが押せるようになります。");
     const limited = await answer(new RateLimitedError(5, 1000, 400), "zh-CN");
     expect(limited.body.message).toBe("购买尝试过于频繁：每 1000 ms 最多 5 次。本次没有购买；请在 1 秒后重试。");
   });
