@@ -126,7 +126,7 @@ describe("GET /api/ready with its servers refusing", () => {
       expect(text).not.toMatch(INTERNALS);
       expect(body).toMatchObject({ code: "not_ready", checks: { "redis node 1": "unavailable", postgres: "unavailable" } });
       expect(Object.values((body as unknown as { checks: Record<string, string> }).checks).every((status) => status === "ok" || status === "unavailable")).toBe(true);
-      if (locale === "ja") expect(body.message).toBe("このインスタンスは準備ができていません: ストアに必要なサーバーが応答しません。");
+      if (locale === "ja") expect(body.message).toBe("このインスタンスは準備ができていません。ストアに必要なサーバーが応答しません。");
     }
   });
 });
