@@ -253,9 +253,10 @@ describe("the checks see what they look for", () => {
   });
 
   it("(3) a wrapped message that repeats its notice's label, and a colon chain", () => {
-    const planted = new Map(UI).set("store.busy", "抢锁失败：此刻买家太多。");
+    const notices = [...Object.keys(NOTICES)].map((key) => [key, UI.get(key)!] as [string, string]);
+    const planted = new Map([...notices, ["store.busy", "抢锁失败：此刻买家太多。"]]);
     expect(repeatedLabels(planted)).toEqual([`store.busyNotice wraps store.busy: 抢锁失败：此刻买家太多。`]);
-    expect(repeatedLabels(new Map(UI).set("common.gateway.internal_error", "错误：商店出了问题。"))).toHaveLength(1);
+    expect(repeatedLabels(new Map([...notices, ["common.gateway.internal_error", "错误：商店出了问题。"]]))).toHaveLength(1);
     expect(colonChains(planted)).toEqual(["store.busy: 抢锁失败：此刻买家太多。"]);
   });
 
