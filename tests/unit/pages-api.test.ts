@@ -52,7 +52,7 @@ describe("a Pages API route", () => {
     expect(await english.json()).toEqual({ code: "sold_out", message: "goods:001 is sold out" });
     const korean = await fetch(base, { headers: { [LOCALE_HEADER]: "ko" } });
     expect(korean.status).toBe(409);
-    expect(await korean.json()).toEqual({ code: "drop_closed", message: "이 드롭은 닫혔습니다. 강사가 다음 드롭을 시작할 때까지 기다리세요." });
+    expect(await korean.json()).toEqual({ code: "drop_closed", message: "이 한정 판매는 종료되었습니다. 강사가 다음 한정 판매를 시작할 때까지 기다리세요." });
   });
 
   it("refuses a method it does not serve with the JSON 405 naming the ones it does", async () => {

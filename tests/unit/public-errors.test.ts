@@ -84,7 +84,7 @@ describe("a failure of our servers, answered", () => {
     const said = async (error: StoreUnavailableError, locale: Locale) => (await bodyOf(errorResponse(error, {}, locale))).body;
     const pending = new StoreUnavailableError("the order could not be recorded; unit 41 stays reserved (reservation r-1)", { reason: "order_pending", unit: 41 });
     expect(await said(pending, "en")).toMatchObject({ code: "unavailable", reason: "order_pending", unit: 41, message: expect.stringMatching(/^Your order for unit 41 is not recorded yet/) });
-    expect((await said(pending, "ko")).message).toMatch(/^41번 상품의 주문을 아직 기록하지 못했습니다/);
+    expect((await said(pending, "ko")).message).toMatch(/^41번 재고 단위의 주문을 아직 기록하지 못했습니다/);
     const putBack = new StoreUnavailableError("your purchase took too long to record: unit 7 was put back on the shelf; nothing was sold", { reason: "put_back", unit: 7 });
     expect((await said(putBack, "en")).message).toBe("Your purchase took too long to record: unit 7 was put back on the shelf, and nothing was sold. Try again.");
     expect((await said(putBack, "zh-CN")).message).toBe("购买记录耗时过长：第 7 件商品已放回库存，本次没有卖出。请重试。");
@@ -126,7 +126,7 @@ describe("GET /api/ready with its servers refusing", () => {
       expect(text).not.toMatch(INTERNALS);
       expect(body).toMatchObject({ code: "not_ready", checks: { "redis node 1": "unavailable", postgres: "unavailable" } });
       expect(Object.values((body as unknown as { checks: Record<string, string> }).checks).every((status) => status === "ok" || status === "unavailable")).toBe(true);
-      if (locale === "ja") expect(body.message).toBe("このインスタンスは準備ができていません: ストアに必要なサーバーが応答しません。");
+      if (locale === "ja") expect(body.message).toBe("このインスタンスは準備ができていません。ストアに必要なサーバーが応答しません。");
     }
   });
 });
@@ -141,7 +141,7 @@ describe("the live stream when the figures cannot be built", () => {
       expect(event).not.toMatch(INTERNALS);
       const data = JSON.parse(event.split("\ndata: ")[1]!) as { code: string; reason: string; message: string };
       expect(data).toMatchObject({ code: "unavailable", reason: "live" });
-      expect(data.message).toMatch(/^실시간 수치를 갱신할 수 없습니다/);
+      expect(data.message).toMatch(/^스토어에 필요한 서버가 응답하지 않아 실시간 수치를 갱신할 수 없습니다/);
     } finally {
       unwatch();
     }
