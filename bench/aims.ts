@@ -170,34 +170,23 @@ export function aims(inputs: AimInputs, targets: AimTargets = DEFAULT_AIM_TARGET
     out.push({ ok: throughput >= targets.tokenOverAtomicHttp, text: `token-lua ÷ atomic over HTTP, purchases/s: ${shown(throughput, targets.tokenOverAtomicHttp)} (aim ≥ ${targets.tokenOverAtomicHttp})` });
   }
 
-  for (const name of TIMELINE_ROWS) {
-    const on = find("http", `${name}${TIMELINE_ON}`);
-    const off = find("http", `${name}${TIMELINE_OFF}`);
-    if (!on || !off) continue;
-    const blocks = blockRatios(on, off);
-    const onOverOff = blocks ? median(blocks) : ratio(on.purchasesPerSecond, off.purchasesPerSecond);
-    const how = blocks
-      ? `median of ${blocks.length} blocks of on, off, off, on: ${blocks.map((b) => b.toFixed(3)).join(", ")}`
-      : "measured on, off, off, on";
-    out.push({
-      ok: onOverOff >= targets.timelineOnOverOff,
-      text: `${name} over HTTP, timeline recording on ÷ off (${how}), purchases/s: ${shown(onOverOff, targets.timelineOnOverOff, 3)} (aim ≥ ${targets.timelineOnOverOff})`,
-    });
-  }
-
-  for (const name of AOF_ROWS) {
-    const on = find("http", `${name}${AOF_ON}`);
-    const off = find("http", `${name}${AOF_OFF}`);
-    if (!on || !off) continue;
-    const blocks = blockRatios(on, off);
-    const onOverOff = blocks ? median(blocks) : ratio(on.purchasesPerSecond, off.purchasesPerSecond);
-    const how = blocks
-      ? `median of ${blocks.length} blocks of on, off, off, on: ${blocks.map((b) => b.toFixed(3)).join(", ")}`
-      : "measured on, off, off, on";
-    out.push({
-      ok: onOverOff >= targets.appendOnlyOnOverOff,
-      text: `${name} over HTTP, node 1's append-only file (fsync every second) on ÷ off (${how}), purchases/s: ${shown(onOverOff, targets.appendOnlyOnOverOff, 3)} (aim ≥ ${targets.appendOnlyOnOverOff})`,
-    });
+  // What a switch costs a purchase over HTTP, measured on and off in blocks of on, off, off, on.
+  const onOff = [
+    { rows: TIMELINE_ROWS, on: TIMELINE_ON, off: TIMELINE_OFF, what: "timeline recording", target: targets.timelineOnOverOff },
+    { rows: AOF_ROWS, on: AOF_ON, off: AOF_OFF, what: "node 1's append-only file (fsync every second)", target: targets.appendOnlyOnOverOff },
+  ];
+  for (const { rows, what, target, ...suffix } of onOff) {
+    for (const name of rows) {
+      const on = find("http", `${name}${suffix.on}`);
+      const off = find("http", `${name}${suffix.off}`);
+      if (!on || !off) continue;
+      const blocks = blockRatios(on, off);
+      const onOverOff = blocks ? median(blocks) : ratio(on.purchasesPerSecond, off.purchasesPerSecond);
+      const how = blocks
+        ? `median of ${blocks.length} blocks of on, off, off, on: ${blocks.map((b) => b.toFixed(3)).join(", ")}`
+        : "measured on, off, off, on";
+      out.push({ ok: onOverOff >= target, text: `${name} over HTTP, ${what} on ÷ off (${how}), purchases/s: ${shown(onOverOff, target, 3)} (aim ≥ ${target})` });
+    }
   }
 
   // What a lock costs: its purchases/s as a share of the critical section run one at a time with no
